@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+)
+
+const name = "runtime-sdk-controller"
+
+func main() {
+	ctx, stop := shutdownContext()
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the command line of the binary.
+type options struct {
+	manager    manager.Options
+	kubeconfig string
+	local      bool
+	localDir   string
+	localPort  int
+	binDir     string
+	zap        zap.Options
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{zap: zap.Options{Development: false}}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.manager.MetricsBindAddress, "metrics-bind-address", ":8080", "Address the Prometheus metrics endpoint binds to; 0 disables it.")
+	fs.StringVar(&o.manager.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to; 0 disables them.")
+	fs.BoolVar(&o.manager.LeaderElection, "leader-elect", false, "Elect a leader so that only one instance reconciles at a time.")
+	fs.StringVar(&o.manager.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (required out of cluster with --leader-elect).")
+	fs.DurationVar(&o.manager.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "How long a non-leader waits before it may take over the Lease.")
+	fs.DurationVar(&o.manager.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "How long the leader keeps trying to renew before it gives up leadership.")
+	fs.DurationVar(&o.manager.RetryPeriod, "leader-election-retry-period", 2*time.Second, "How often leader election is retried.")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; defaults to $KUBECONFIG, then the in-cluster configuration, then ~/.kube/config.")
+	fs.BoolVar(&o.local, "local", false, "Start a local control plane (etcd and kube-apiserver from bin/) and run against it.")
+	fs.StringVar(&o.localDir, "local-dir", ".local", "Data directory of the local control plane; kept across runs.")
+	fs.IntVar(&o.localPort, "local-port", 0, "kube-apiserver port of the local control plane; 0 reuses the last one or picks a free one.")
+	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver for --local; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
+	o.zap.BindFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s [flags]\n\nFlags:\n", name)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.local && o.kubeconfig != "" {
+		return nil, errors.New("--local and --kubeconfig exclude each other")
+	}
+	return o, nil
+}
+
+// run is the whole program; it returns the exit code. Every failure is one
+// line on stderr, never a stack trace.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr)))
+
+	if err := serve(ctx, o, stdout); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", name, oneLine(err))
+		return 1
+	}
+	return 0
+}
+
+func serve(ctx context.Context, o *options, stdout io.Writer) error {
+	restConfig, cleanup, err := clusterConfig(ctx, o, stdout)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+
+	mgr, err := manager.New(restConfig, o.manager)
+	if err != nil {
+		return err
+	}
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("manager: %w", err)
+	}
+	return nil
+}
+
+// clusterConfig returns the configuration to run against and a cleanup that
+// stops the local control plane, if one was started.
+func clusterConfig(ctx context.Context, o *options, stdout io.Writer) (*rest.Config, func(), error) {
+	noop := func() {}
+	if !o.local {
+		cfg, err := loadKubeconfig(o.kubeconfig)
+		return cfg, noop, err
+	}
+
+	binDir := o.binDir
+	if binDir == "" {
+		var err error
+		if binDir, err = toolbin.Dir(); err != nil {
+			return nil, noop, err
+		}
+	}
+	crds, err := crd.Definitions()
+	if err != nil {
+		return nil, noop, err
+	}
+	cluster, err := localcluster.Start(ctx, localcluster.Options{
+		Dir:           o.localDir,
+		BinDir:        binDir,
+		APIServerPort: o.localPort,
+		CRDs:          crds,
+	})
+	if err != nil {
+		return nil, noop, fmt.Errorf("local control plane: %w", err)
+	}
+	if o.manager.LeaderElection && o.manager.LeaderElectionNamespace == "" {
+		o.manager.LeaderElectionNamespace = "kube-system"
+	}
+	fmt.Fprintf(stdout, "Local control plane is up (data in %s). To reach it:\n  export KUBECONFIG=%s\n", cluster.Dir(), relativeToWorkingDir(cluster.KubeconfigPath()))
+	stop := func() {
+		if err := cluster.Stop(); err != nil {
+			ctrl.Log.Error(err, "stop local control plane")
+		}
+	}
+	return cluster.Config(), stop, nil
+}
+
+// loadKubeconfig honours --kubeconfig first, then controller-runtime's usual
+// order ($KUBECONFIG, in-cluster, ~/.kube/config).
+func loadKubeconfig(path string) (*rest.Config, error) {
+	if path == "" {
+		cfg, err := config.GetConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no cluster to run against (pass --kubeconfig, set KUBECONFIG, or use --local): %w", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+func relativeToWorkingDir(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}
+
+// oneLine keeps an error to one line: the first line of multi-line causes
+// (such as a process log tail) is enough to act on, and the rest is in the
+// logs it names.
+func oneLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
+// shutdownContext is cancelled by the first SIGINT or SIGTERM, which starts a
+// clean shutdown (manager, then kube-apiserver, then etcd). A second signal
+// exits at once; child processes then get SIGTERM from the kernel.
+func shutdownContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-signals
+		cancel()
+		<-signals
+		os.Exit(1)
+	}()
+	return ctx, func() { signal.Stop(signals); cancel() }
+}

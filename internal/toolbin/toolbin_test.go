@@ -1,0 +1,77 @@
+package toolbin
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheck_NamesTheBinaryAndTheBuildCommand(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "not-executable"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A file that the kernel cannot execute, as a truncated build would be.
+	if err := os.WriteFile(filepath.Join(dir, "broken"), []byte("\x7fELF garbage"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "works"), []byte("#!/bin/sh\necho v1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name    string
+		binary  string
+		wantErr []string
+	}{
+		{name: "missing", binary: "etcd", wantErr: []string{filepath.Join(dir, "etcd"), "is missing", "make tools"}},
+		{name: "not executable", binary: "not-executable", wantErr: []string{"not an executable", "make tools"}},
+		{name: "broken", binary: "broken", wantErr: []string{filepath.Join(dir, "broken"), "does not run", "make tools"}},
+		{name: "works", binary: "works"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Check(dir, tt.binary)
+			if len(tt.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("expected an error")
+			}
+			for _, want := range tt.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestDir_PrefersTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(DirEnv, dir)
+	got, err := Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != dir {
+		t.Fatalf("Dir() = %s, want %s", got, dir)
+	}
+}
+
+func TestDir_FindsBinAtTheProjectRoot(t *testing.T) {
+	t.Setenv(DirEnv, "")
+	got, err := Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// This test runs in internal/toolbin, two levels below the root.
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	if got != filepath.Join(root, "bin") {
+		t.Fatalf("Dir() = %s, want %s", got, filepath.Join(root, "bin"))
+	}
+}
