@@ -19,6 +19,13 @@ ETCD := $(BIN)/etcd
 CONTROLLER_GEN := $(BIN)/controller-gen
 MANAGER := $(BIN)/runtime-sdk-controller
 
+# Stamp kube-apiserver with the release it is built from; a plain `go build`
+# reports v0.0.0-master to clients.
+KUBE_VERSION := v1.37.2
+KUBE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
+	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37 \
+	-X k8s.io/component-base/version.gitTreeState=clean
+
 .PHONY: all
 all: build
 
@@ -29,7 +36,7 @@ tools: $(KUBE_APISERVER) $(ETCD) $(CONTROLLER_GEN) ## Build kube-apiserver, etcd
 
 $(KUBE_APISERVER): hack/tools/go.sum
 	@echo "building $@ (a cold build takes about 10 minutes)"
-	cd hack/tools && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+	cd hack/tools && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-apiserver
 
 $(CONTROLLER_GEN): hack/tools/go.sum
 	cd hack/tools && $(GO) build -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen

@@ -93,6 +93,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	c.config = c.restConfig()
+	if err := c.checkFree(); err != nil {
+		return nil, err
+	}
 
 	if err := c.startEtcd(ctx); err != nil {
 		c.Stop()
@@ -164,6 +167,9 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 			"--etcd-servers=" + c.etcdURL(),
 			"--bind-address=127.0.0.1",
 			"--advertise-address=127.0.0.1",
+			// No kube-controller-manager maintains the kubernetes Service's
+			// endpoints here, and the lease reconciler refuses loopback.
+			"--endpoint-reconciler-type=none",
 			"--secure-port=" + strconv.Itoa(c.state.APIServer),
 			"--tls-cert-file=" + p.servingCert(),
 			"--tls-private-key-file=" + p.servingKey(),
@@ -186,12 +192,27 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 	return waitReady(ctx, c.apiserver, c.opts.StartTimeout, client, c.config.Host+"/readyz")
 }
 
-func (c *Cluster) startEtcd(ctx context.Context) error {
+// checkFree fails when an earlier run on this directory is still alive or a
+// port is taken, before anything is started.
+func (c *Cluster) checkFree() error {
+	for _, name := range []string{toolbin.Etcd, toolbin.KubeAPIServer} {
+		pidPath := filepath.Join(c.opts.Dir, "run", name+".pid")
+		if pid, alive := livePID(pidPath); alive {
+			return fmt.Errorf("%s from an earlier run on %s is still running (pid %d): stop that run first", name, c.opts.Dir, pid)
+		}
+	}
+	if err := portFree(c.state.APIServer); err != nil {
+		return fmt.Errorf("kube-apiserver: %w (pass another port, or stop what holds it)", err)
+	}
 	for _, port := range []int{c.state.EtcdClient, c.state.EtcdPeer} {
 		if err := portFree(port); err != nil {
 			return fmt.Errorf("etcd: %w (stop what holds it, or `make clean-local` to pick new ports)", err)
 		}
 	}
+	return nil
+}
+
+func (c *Cluster) startEtcd(ctx context.Context) error {
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(c.state.EtcdPeer)
 	c.etcd = &process{
 		name:    toolbin.Etcd,
@@ -337,7 +358,7 @@ func waitReady(ctx context.Context, p *process, timeout time.Duration, client *h
 	var lastErr error
 	for {
 		if ended, err := p.exited(); ended {
-			return fmt.Errorf("%s exited during start-up (%v); last lines of %s:\n%s", p.name, err, p.logPath, p.logTail(15))
+			return fmt.Errorf("%s exited during start-up (%v): %s (full log: %s)", p.name, err, p.lastError(), p.logPath)
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {

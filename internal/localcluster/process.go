@@ -109,17 +109,23 @@ func (p *process) stop(grace time.Duration) error {
 	return fmt.Errorf("%s did not stop within %s and was killed", p.name, grace)
 }
 
-// logTail returns the last lines of the process's log, to explain a failure.
-func (p *process) logTail(lines int) string {
+// lastError returns the last line of the process's log that reports an
+// error (klog's "E" lines, etcd's "error" level), which is usually why it
+// exited, or the last line when none does.
+func (p *process) lastError() string {
 	data, err := os.ReadFile(p.logPath)
 	if err != nil {
-		return ""
+		return "no log"
 	}
-	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := lines[i]
+		if strings.HasPrefix(line, "E") || strings.Contains(line, `"level":"error"`) ||
+			strings.Contains(line, `"level":"fatal"`) || strings.Contains(line, `"level":"panic"`) {
+			return strings.TrimSpace(line)
+		}
 	}
-	return strings.Join(all, "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // livePID reads a pid file and reports whether that process still exists.
