@@ -84,7 +84,7 @@ func TestSmoke_ClusterClassAndExtensionConfigRoundTripThroughTheAPIServer(t *tes
 		Definitions: []clusterv1.ClusterClassStatusVariableDefinition{{
 			From:     "inline",
 			Required: ptr.To(true),
-			Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}},
+			Schema:   clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}},
 		}},
 	}}
 	if err := env.Client.Status().Update(ctx, gotCC); err != nil {
