@@ -1,0 +1,346 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+)
+
+const (
+	// DefaultTimeout bounds a call whose handler sets no timeout, and every
+	// Discovery call, as Cluster API does.
+	DefaultTimeout = time.Duration(runtimehooksv1.DefaultHandlersTimeoutSeconds) * time.Second
+	// DefaultMaxResponseBytes bounds a response body. Variable schemas are
+	// the largest legitimate answers; a few MiB holds hundreds of them.
+	DefaultMaxResponseBytes = 4 << 20
+	// defaultServicePort is the port of a service reference without one.
+	defaultServicePort = 443
+)
+
+// Options configure a Client.
+type Options struct {
+	// ClientCertFile and ClientKeyFile, when both set, are presented to
+	// extensions that ask for a client certificate.
+	ClientCertFile, ClientKeyFile string
+	// MaxResponseBytes bounds response bodies; zero means
+	// DefaultMaxResponseBytes.
+	MaxResponseBytes int64
+}
+
+// Client calls Runtime Extension hooks. It is safe for concurrent use and
+// keeps one connection pool per distinct CA bundle.
+type Client struct {
+	catalog          *catalog.Catalog
+	clientCert       *tls.Certificate
+	maxResponseBytes int64
+
+	mu         sync.Mutex
+	transports map[[sha256.Size]byte]*http.Transport
+}
+
+// New returns a Client. It fails when the client certificate cannot be
+// loaded.
+func New(opts Options) (*Client, error) {
+	cat := catalog.New()
+	if err := runtimehooksv1.AddToCatalog(cat); err != nil {
+		return nil, fmt.Errorf("build hook catalog: %w", err)
+	}
+	c := &Client{
+		catalog:          cat,
+		maxResponseBytes: opts.MaxResponseBytes,
+		transports:       map[[sha256.Size]byte]*http.Transport{},
+	}
+	if c.maxResponseBytes <= 0 {
+		c.maxResponseBytes = DefaultMaxResponseBytes
+	}
+	if opts.ClientCertFile != "" || opts.ClientKeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(opts.ClientCertFile, opts.ClientKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("load client certificate %s: %w", opts.ClientCertFile, err)
+		}
+		c.clientCert = &cert
+	}
+	return c, nil
+}
+
+// Catalog returns the hook catalog the client uses.
+func (c *Client) Catalog() *catalog.Catalog { return c.catalog }
+
+// Call sends request to one hook handler of the extension at config and
+// decodes the answer into response. handlerName is the name the extension
+// discovered (without the ExtensionConfig suffix), empty for Discovery.
+// settings are the ExtensionConfig's spec.settings; the request's own
+// settings win over them.
+//
+// An error is returned when the extension cannot be reached, TLS does not
+// verify, the timeout passes, the answer is not HTTP 200, is too large, is
+// not a response of the expected kind, or says status Failure.
+func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook catalog.GroupVersionHook, handlerName string,
+	timeout time.Duration, settings map[string]string, request runtime.Object, response runtimehooksv1.ResponseObject,
+) error {
+	requestGVK, err := c.catalog.Request(hook)
+	if err != nil {
+		return fmt.Errorf("hook %s: %w", hook, err)
+	}
+	responseGVK, err := c.catalog.Response(hook)
+	if err != nil {
+		return fmt.Errorf("hook %s: %w", hook, err)
+	}
+	target, err := URL(config, catalog.GVHToPath(hook, handlerName))
+	if err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+
+	request.GetObjectKind().SetGroupVersionKind(requestGVK)
+	// Discovery's request carries no settings; every other request does.
+	if withSettings, ok := request.(runtimehooksv1.RequestObject); ok {
+		withSettings.SetSettings(MergeSettings(settings, withSettings.GetSettings()))
+	}
+	body, err := json.Marshal(request)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", requestGVK.Kind, err)
+	}
+
+	transport, err := c.transport(config.CABundle)
+	if err != nil {
+		return err
+	}
+	httpClient := &http.Client{
+		Transport: transport,
+		// A redirect could move the call to a host the CA bundle was never
+		// meant to vouch for; extensions must answer where they are registered.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.String(), bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return describeTransportError(ctx, target, timeout, err)
+	}
+	defer resp.Body.Close()
+
+	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxResponseBytes+1))
+	if err != nil {
+		return fmt.Errorf("read response from %s: %w", redact(target), err)
+	}
+	if int64(len(data)) > c.maxResponseBytes {
+		return fmt.Errorf("response from %s is larger than %d bytes: refused", redact(target), c.maxResponseBytes)
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return fmt.Errorf("%s answered HTTP %d redirecting to %q: redirects are refused", redact(target), resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered HTTP %d: %s", redact(target), resp.StatusCode, snippet(data))
+	}
+	if err := decodeResponse(data, responseGVK, response); err != nil {
+		return fmt.Errorf("response from %s: %w", redact(target), err)
+	}
+	if response.GetStatus() != runtimehooksv1.ResponseStatusSuccess {
+		msg := response.GetMessage()
+		if msg == "" {
+			msg = "no message"
+		}
+		return fmt.Errorf("%s answered status %q: %s", redact(target), response.GetStatus(), msg)
+	}
+	return nil
+}
+
+// decodeResponse checks that data is a JSON object of the expected
+// apiVersion and kind before decoding it, so that an extension answering
+// with another hook's response (or a different API version) is rejected with
+// a message naming what was expected.
+func decodeResponse(data []byte, want schema.GroupVersionKind, response runtimehooksv1.ResponseObject) error {
+	var meta struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal(data, &meta); err != nil {
+		return fmt.Errorf("not a JSON object (%v): %s", err, snippet(data))
+	}
+	if meta.APIVersion != want.GroupVersion().String() || meta.Kind != want.Kind {
+		return fmt.Errorf("got apiVersion %q kind %q, expected apiVersion %q kind %q",
+			meta.APIVersion, meta.Kind, want.GroupVersion().String(), want.Kind)
+	}
+	if err := json.Unmarshal(data, response); err != nil {
+		return fmt.Errorf("decode %s: %w", want.Kind, err)
+	}
+	switch response.GetStatus() {
+	case runtimehooksv1.ResponseStatusSuccess, runtimehooksv1.ResponseStatusFailure:
+	default:
+		return fmt.Errorf("status %q is neither %q nor %q", response.GetStatus(),
+			runtimehooksv1.ResponseStatusSuccess, runtimehooksv1.ResponseStatusFailure)
+	}
+	return nil
+}
+
+// describeTransportError turns a failed round trip into a message that says
+// which of the usual causes it was.
+func describeTransportError(ctx context.Context, target *url.URL, timeout time.Duration, err error) error {
+	where := redact(target)
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var recordHeader tls.RecordHeaderError
+	var opErr *net.OpError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s did not answer within %s (timeout)", where, timeout)
+	case errors.As(err, &unknownAuthority):
+		return fmt.Errorf("TLS to %s failed: certificate not signed by the CA bundle (or system roots when the bundle is empty): %w", where, unknownAuthority)
+	case errors.As(err, &hostname):
+		return fmt.Errorf("TLS to %s failed: certificate is not valid for this host: %w", where, hostname)
+	case errors.As(err, &invalid):
+		return fmt.Errorf("TLS to %s failed: %w", where, invalid)
+	case errors.As(err, &recordHeader):
+		return fmt.Errorf("TLS to %s failed: the server does not speak TLS", where)
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return fmt.Errorf("%s is unreachable: %w", where, opErr.Err)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%s closed the connection without an answer", where)
+	default:
+		return fmt.Errorf("call %s: %w", where, err)
+	}
+}
+
+// transport returns the shared transport for a CA bundle, so that calls to
+// one extension reuse connections.
+func (c *Client) transport(caBundle []byte) (*http.Transport, error) {
+	key := sha256.Sum256(caBundle)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.transports[key]; ok {
+		return t, nil
+	}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+	if len(caBundle) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(caBundle) {
+			return nil, errors.New("spec.clientConfig.caBundle holds no PEM certificate")
+		}
+		tlsConfig.RootCAs = pool
+	}
+	if c.clientCert != nil {
+		tlsConfig.Certificates = []tls.Certificate{*c.clientCert}
+	}
+	t := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		TLSClientConfig:     tlsConfig,
+		TLSHandshakeTimeout: DefaultTimeout,
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}
+	c.transports[key] = t
+	return t, nil
+}
+
+// URL returns the address of a hook path on the extension: the URL of
+// spec.clientConfig.url, or https://<name>.<namespace>.svc:<port> for a
+// service reference, with the reference's path and then hookPath appended.
+func URL(config runtimev1.ClientConfig, hookPath string) (*url.URL, error) {
+	switch {
+	case config.URL != "" && config.Service.IsDefined():
+		return nil, errors.New("spec.clientConfig sets both url and service: set exactly one")
+	case config.URL != "":
+		u, err := url.Parse(config.URL)
+		if err != nil {
+			return nil, fmt.Errorf("spec.clientConfig.url does not parse: %w", err)
+		}
+		if u.Scheme != "https" {
+			return nil, fmt.Errorf("spec.clientConfig.url %q must use https", redact(u))
+		}
+		if u.Host == "" {
+			return nil, fmt.Errorf("spec.clientConfig.url %q has no host", redact(u))
+		}
+		if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return nil, errors.New("spec.clientConfig.url must not carry user info, a query or a fragment")
+		}
+		u.Path = path.Join("/", u.Path, hookPath)
+		return u, nil
+	case config.Service.IsDefined():
+		svc := config.Service
+		if svc.Name == "" || svc.Namespace == "" {
+			return nil, errors.New("spec.clientConfig.service needs both name and namespace")
+		}
+		port := int32(defaultServicePort)
+		if svc.Port != nil {
+			port = *svc.Port
+		}
+		if port < 1 || port > 65535 {
+			return nil, fmt.Errorf("spec.clientConfig.service.port %d is not a valid port", port)
+		}
+		return &url.URL{
+			Scheme: "https",
+			Host:   net.JoinHostPort(svc.Name+"."+svc.Namespace+".svc", strconv.Itoa(int(port))),
+			Path:   path.Join("/", svc.Path, hookPath),
+		}, nil
+	default:
+		return nil, errors.New("spec.clientConfig sets neither url nor service")
+	}
+}
+
+// MergeSettings returns the settings sent to an extension: the
+// ExtensionConfig's defaults overlaid by the request's own, which win.
+func MergeSettings(defaults, request map[string]string) map[string]string {
+	if len(defaults) == 0 && len(request) == 0 {
+		return nil
+	}
+	merged := make(map[string]string, len(defaults)+len(request))
+	for k, v := range defaults {
+		merged[k] = v
+	}
+	for k, v := range request {
+		merged[k] = v
+	}
+	return merged
+}
+
+// redact drops anything but scheme, host and path from a URL for messages.
+func redact(u *url.URL) string {
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
+// snippet is the start of a body for an error message: enough to recognise
+// an HTML error page or a stack trace, never a flood.
+func snippet(data []byte) string {
+	const max = 200
+	s := strings.ToValidUTF8(strings.TrimSpace(string(data)), "?")
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = s[:max] + "..."
+	}
+	if s == "" {
+		return "(empty body)"
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,308 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+)
+
+const hooksAPIVersion = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
+
+// tlsServer starts a real HTTPS server and returns its URL and the PEM of
+// the certificate that signs it, for use as a caBundle.
+// Every server gets its own freshly generated CA.
+func tlsServer(t *testing.T, handler http.HandlerFunc) (string, []byte) {
+	t.Helper()
+	url, ca, stop, err := sampleextension.StartTLS(handler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return url, ca
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func discoveryAnswer(handlers ...runtimehooksv1.ExtensionHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery" || r.Method != http.MethodPost {
+			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		writeJSON(w, map[string]any{
+			"apiVersion": hooksAPIVersion, "kind": "DiscoveryResponse", "status": "Success", "handlers": handlers,
+		})
+	}
+}
+
+func newClient(t *testing.T, opts Options) *Client {
+	t.Helper()
+	c, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func extensionAt(url string, ca []byte) *runtimev1.ExtensionConfig {
+	ext := &runtimev1.ExtensionConfig{}
+	ext.Name = "ext"
+	ext.Spec.ClientConfig = runtimev1.ClientConfig{URL: url, CABundle: ca}
+	return ext
+}
+
+func TestDiscover_DefaultsAndReturnsHandlers(t *testing.T) {
+	url, ca := tlsServer(t, discoveryAnswer(
+		runtimehooksv1.ExtensionHandler{Name: "discover", RequestHook: runtimehooksv1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"}},
+		runtimehooksv1.ExtensionHandler{Name: "patch", RequestHook: runtimehooksv1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "GeneratePatches"},
+			TimeoutSeconds: ptr.To[int32](3), FailurePolicy: ptr.To(runtimehooksv1.FailurePolicyIgnore)},
+	))
+	handlers, err := newClient(t, Options{}).Discover(context.Background(), extensionAt(url, ca))
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	want := []runtimev1.ExtensionHandler{
+		{Name: "discover", RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"}, TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail},
+		{Name: "patch", RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "GeneratePatches"}, TimeoutSeconds: 3, FailurePolicy: runtimev1.FailurePolicyIgnore},
+	}
+	if len(handlers) != len(want) {
+		t.Fatalf("got %d handlers, want %d", len(handlers), len(want))
+	}
+	for i := range want {
+		if handlers[i] != want[i] {
+			t.Errorf("handler %d = %+v, want %+v", i, handlers[i], want[i])
+		}
+	}
+}
+
+func TestCall_FailuresNameTheirCause(t *testing.T) {
+	okDiscovery := discoveryAnswer()
+	goodURL, goodCA := tlsServer(t, okDiscovery)
+	_, otherCA := tlsServer(t, okDiscovery)
+
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreachable := "https://" + closed.Addr().String()
+	closed.Close()
+
+	serve := func(h http.HandlerFunc) (string, []byte) { return tlsServer(t, h) }
+	url500, ca500 := serve(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "boom", http.StatusInternalServerError) })
+	urlHTML, caHTML := serve(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("<html>hello</html>")) })
+	urlBig, caBig := serve(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"apiVersion":"` + hooksAPIVersion + `","kind":"DiscoveryResponse","status":"Success","message":"`))
+		_, _ = w.Write([]byte(strings.Repeat("x", 4096)))
+		_, _ = w.Write([]byte(`"}`))
+	})
+	urlKind, caKind := serve(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, map[string]any{"apiVersion": hooksAPIVersion, "kind": "GeneratePatchesResponse", "status": "Success"})
+	})
+	urlVersion, caVersion := serve(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, map[string]any{"apiVersion": "hooks.runtime.cluster.x-k8s.io/v1beta9", "kind": "DiscoveryResponse", "status": "Success"})
+	})
+	urlFailure, caFailure := serve(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, map[string]any{"apiVersion": hooksAPIVersion, "kind": "DiscoveryResponse", "status": "Failure", "message": "not today"})
+	})
+	urlRedirect, caRedirect := serve(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://elsewhere.example/", http.StatusTemporaryRedirect)
+	})
+	urlSlow, caSlow := serve(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	urlDrop, caDrop := serve(func(w http.ResponseWriter, _ *http.Request) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	})
+	urlDot, caDot := serve(discoveryAnswer(runtimehooksv1.ExtensionHandler{Name: "has.dot", RequestHook: runtimehooksv1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"}}))
+	urlHook, caHook := serve(discoveryAnswer(runtimehooksv1.ExtensionHandler{Name: "mystery", RequestHook: runtimehooksv1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "MakeCoffee"}}))
+	urlTimeout, caTimeout := serve(discoveryAnswer(runtimehooksv1.ExtensionHandler{Name: "slow", TimeoutSeconds: ptr.To[int32](31), RequestHook: runtimehooksv1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"}}))
+
+	tests := []struct {
+		name    string
+		config  runtimev1.ClientConfig
+		opts    Options
+		timeout time.Duration
+		want    []string
+	}{
+		{name: "wrong CA", config: runtimev1.ClientConfig{URL: goodURL, CABundle: otherCA}, want: []string{"TLS", "not signed by the CA bundle"}},
+		{name: "no CA uses system roots", config: runtimev1.ClientConfig{URL: goodURL}, want: []string{"TLS", "not signed"}},
+		{name: "CA bundle without PEM", config: runtimev1.ClientConfig{URL: goodURL, CABundle: []byte("not pem")}, want: []string{"caBundle holds no PEM"}},
+		{name: "unreachable", config: runtimev1.ClientConfig{URL: unreachable, CABundle: goodCA}, want: []string{"unreachable", "connection refused"}},
+		{name: "timeout", config: runtimev1.ClientConfig{URL: urlSlow, CABundle: caSlow}, timeout: 300 * time.Millisecond, want: []string{"did not answer within 300ms"}},
+		{name: "dropped connection", config: runtimev1.ClientConfig{URL: urlDrop, CABundle: caDrop}, want: []string{"closed the connection"}},
+		{name: "HTTP 500", config: runtimev1.ClientConfig{URL: url500, CABundle: ca500}, want: []string{"HTTP 500", "boom"}},
+		{name: "not JSON", config: runtimev1.ClientConfig{URL: urlHTML, CABundle: caHTML}, want: []string{"not a JSON object", "<html>"}},
+		{name: "body over the bound", config: runtimev1.ClientConfig{URL: urlBig, CABundle: caBig}, opts: Options{MaxResponseBytes: 1024}, want: []string{"larger than 1024 bytes"}},
+		{name: "wrong kind", config: runtimev1.ClientConfig{URL: urlKind, CABundle: caKind}, want: []string{`kind "GeneratePatchesResponse"`, `expected apiVersion "` + hooksAPIVersion + `" kind "DiscoveryResponse"`}},
+		{name: "wrong apiVersion", config: runtimev1.ClientConfig{URL: urlVersion, CABundle: caVersion}, want: []string{"v1beta9", `expected apiVersion "` + hooksAPIVersion + `"`}},
+		{name: "status Failure", config: runtimev1.ClientConfig{URL: urlFailure, CABundle: caFailure}, want: []string{`status "Failure"`, "not today"}},
+		{name: "redirect", config: runtimev1.ClientConfig{URL: urlRedirect, CABundle: caRedirect}, want: []string{"redirects are refused", "elsewhere.example"}},
+		{name: "handler name with a dot", config: runtimev1.ClientConfig{URL: urlDot, CABundle: caDot}, want: []string{`handler "has.dot"`, "must not contain a dot"}},
+		{name: "unknown hook", config: runtimev1.ClientConfig{URL: urlHook, CABundle: caHook}, want: []string{`handler "mystery"`, "unknown hook", "MakeCoffee"}},
+		{name: "timeout out of range", config: runtimev1.ClientConfig{URL: urlTimeout, CABundle: caTimeout}, want: []string{"timeoutSeconds 31 is outside 0..30"}},
+		{name: "plain http url", config: runtimev1.ClientConfig{URL: "http://127.0.0.1:1"}, want: []string{"must use https"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClient(t, tt.opts)
+			var err error
+			if tt.timeout > 0 {
+				hook, _ := c.Catalog().GroupVersionHook(runtimehooksv1.Discovery)
+				err = c.Call(context.Background(), tt.config, hook, "", tt.timeout, nil, &runtimehooksv1.DiscoveryRequest{}, &runtimehooksv1.DiscoveryResponse{})
+			} else {
+				ext := &runtimev1.ExtensionConfig{Spec: runtimev1.ExtensionConfigSpec{ClientConfig: tt.config}}
+				_, err = c.Discover(context.Background(), ext)
+			}
+			if err == nil {
+				t.Fatal("expected an error")
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "BEGIN CERTIFICATE") {
+				t.Errorf("error leaks CA data: %q", err)
+			}
+		})
+	}
+}
+
+func TestCall_RefusesTLSBelow12(t *testing.T) {
+	srv := httptest.NewUnstartedServer(discoveryAnswer())
+	srv.TLS = &tls.Config{MaxVersion: tls.VersionTLS11}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	_, err := newClient(t, Options{}).Discover(context.Background(), extensionAt(srv.URL, ca))
+	if err == nil || !strings.Contains(err.Error(), "version") {
+		t.Fatalf("a TLS 1.1 server was accepted or the error does not say why: %v", err)
+	}
+}
+
+func TestCall_SendsMergedSettingsToTheHandlerPath(t *testing.T) {
+	var gotPath atomic.Value
+	var gotSettings atomic.Value
+	url, ca := tlsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		gotPath.Store(r.URL.Path)
+		req := &runtimehooksv1.DiscoverVariablesRequest{}
+		if err := json.NewDecoder(r.Body).Decode(req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		gotSettings.Store(req.Settings)
+		writeJSON(w, map[string]any{"apiVersion": hooksAPIVersion, "kind": "DiscoverVariablesResponse", "status": "Success"})
+	})
+	c := newClient(t, Options{})
+	hook, err := c.Catalog().GroupVersionHook(runtimehooksv1.DiscoverVariables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &runtimehooksv1.DiscoverVariablesRequest{}
+	req.Settings = map[string]string{"size": "large"}
+	config := runtimev1.ClientConfig{URL: url + "/prefix", CABundle: ca}
+	if err := c.Call(context.Background(), config, hook, "discover", time.Second,
+		map[string]string{"size": "small", "zone": "a"}, req, &runtimehooksv1.DiscoverVariablesResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := gotPath.Load(); got != "/prefix/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovervariables/discover" {
+		t.Errorf("path = %v", got)
+	}
+	settings, _ := gotSettings.Load().(map[string]string)
+	if settings["size"] != "large" || settings["zone"] != "a" || len(settings) != 2 {
+		t.Errorf("settings = %v, want the request's size over the config's and the config's zone", settings)
+	}
+}
+
+func TestURL(t *testing.T) {
+	tests := []struct {
+		name    string
+		config  runtimev1.ClientConfig
+		want    string
+		wantErr string
+	}{
+		{name: "url with path", config: runtimev1.ClientConfig{URL: "https://ext.example:8443/base/"}, want: "https://ext.example:8443/base/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery"},
+		{name: "service default port", config: runtimev1.ClientConfig{Service: runtimev1.ServiceReference{Namespace: "ns", Name: "svc"}}, want: "https://svc.ns.svc:443/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery"},
+		{name: "service port and path", config: runtimev1.ClientConfig{Service: runtimev1.ServiceReference{Namespace: "ns", Name: "svc", Port: ptr.To[int32](9443), Path: "/x"}}, want: "https://svc.ns.svc:9443/x/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery"},
+		{name: "both", config: runtimev1.ClientConfig{URL: "https://a", Service: runtimev1.ServiceReference{Namespace: "ns", Name: "svc"}}, wantErr: "both url and service"},
+		{name: "neither", config: runtimev1.ClientConfig{}, wantErr: "neither url nor service"},
+		{name: "service without name", config: runtimev1.ClientConfig{Service: runtimev1.ServiceReference{Namespace: "ns"}}, wantErr: "name and namespace"},
+		{name: "query", config: runtimev1.ClientConfig{URL: "https://a/?x=1"}, wantErr: "query"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := URL(tt.config, "/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one mentioning %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != tt.want {
+				t.Errorf("URL = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMergeSettings_RequestWins(t *testing.T) {
+	got := MergeSettings(map[string]string{"a": "config", "b": "config"}, map[string]string{"b": "request", "c": "request"})
+	want := map[string]string{"a": "config", "b": "request", "c": "request"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if MergeSettings(nil, nil) != nil {
+		t.Error("no settings should stay nil")
+	}
+}
+
+func TestCall_TimeoutCancelsTheRequestAtTheExtension(t *testing.T) {
+	cancelled := make(chan struct{})
+	url, ca := tlsServer(t, func(_ http.ResponseWriter, r *http.Request) {
+		// net/http notices a closed connection only once the body is read.
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+		close(cancelled)
+	})
+	c := newClient(t, Options{})
+	hook, _ := c.Catalog().GroupVersionHook(runtimehooksv1.Discovery)
+	err := c.Call(context.Background(), runtimev1.ClientConfig{URL: url, CABundle: ca}, hook, "", 200*time.Millisecond,
+		nil, &runtimehooksv1.DiscoveryRequest{}, &runtimehooksv1.DiscoveryResponse{})
+	if err == nil || !strings.Contains(err.Error(), "timeout") {
+		t.Fatalf("error = %v, want a timeout", err)
+	}
+	// The connection is closed, not left hanging: the extension's request
+	// context ends soon after the client gives up.
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the extension's request was still running 10s after the client timed out")
+	}
+}

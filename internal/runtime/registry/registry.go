@@ -1,0 +1,230 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+)
+
+// Handler is one registered handler of one ExtensionConfig.
+type Handler struct {
+	// Name is the full name ClusterClasses reference: `<handler>.<config>`.
+	Name string
+	// HandlerName is the name the extension discovered.
+	HandlerName string
+	// ExtensionConfig is the name of the config that registered it.
+	ExtensionConfig string
+	// Hook is the hook the handler serves.
+	Hook catalog.GroupVersionHook
+	// TimeoutSeconds and FailurePolicy are as discovered (defaulted).
+	TimeoutSeconds int32
+	FailurePolicy  runtimev1.FailurePolicy
+	// ClientConfig is how to reach the extension.
+	ClientConfig runtimev1.ClientConfig
+	// Settings are the config's spec.settings, the defaults of every call.
+	Settings map[string]string
+	// NamespaceSelector is the config's spec.namespaceSelector (nil admits
+	// every namespace).
+	NamespaceSelector *metav1.LabelSelector
+	// Fingerprint changes exactly when a call's result or behaviour could.
+	Fingerprint string
+}
+
+// FullName joins a discovered handler name and its ExtensionConfig's name.
+func FullName(handler, extensionConfig string) string {
+	return handler + "." + extensionConfig
+}
+
+// SplitFullName splits `<handler>.<config>` at its first dot. Handler names
+// cannot contain dots (discovery rejects them), so the split is unambiguous.
+func SplitFullName(full string) (handler, extensionConfig string, err error) {
+	handler, extensionConfig, ok := strings.Cut(full, ".")
+	if !ok || handler == "" || extensionConfig == "" {
+		return "", "", fmt.Errorf("handler name %q is not of the form <handler>.<extensionconfig>", full)
+	}
+	return handler, extensionConfig, nil
+}
+
+// HandlersFor builds the registry entries for an ExtensionConfig from the
+// handlers its status records.
+func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, error) {
+	handlers := make([]Handler, 0, len(ext.Status.Handlers))
+	for _, h := range ext.Status.Handlers {
+		gv, err := schema.ParseGroupVersion(h.RequestHook.APIVersion)
+		if err != nil {
+			return nil, fmt.Errorf("handler %s of %s: apiVersion %q: %w", h.Name, ext.Name, h.RequestHook.APIVersion, err)
+		}
+		handler := Handler{
+			Name:              FullName(h.Name, ext.Name),
+			HandlerName:       h.Name,
+			ExtensionConfig:   ext.Name,
+			Hook:              catalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook},
+			TimeoutSeconds:    h.TimeoutSeconds,
+			FailurePolicy:     h.FailurePolicy,
+			ClientConfig:      *ext.Spec.ClientConfig.DeepCopy(),
+			Settings:          maps.Clone(ext.Spec.Settings),
+			NamespaceSelector: ext.Spec.NamespaceSelector.DeepCopy(),
+		}
+		handler.Fingerprint = fingerprint(handler)
+		handlers = append(handlers, handler)
+	}
+	return handlers, nil
+}
+
+// fingerprint hashes every input of a call: where it goes (endpoint, path
+// from hook and handler name), whom it trusts (CA bundle), how long it may
+// take and what a failure means (timeout, failure policy), and the default
+// settings. The namespaceSelector is left out on purpose: it decides whether
+// a ClusterClass may call, not what the call returns.
+func fingerprint(h Handler) string {
+	ca := sha256.Sum256(h.ClientConfig.CABundle)
+	input := struct {
+		URL           string                     `json:"url,omitempty"`
+		Service       runtimev1.ServiceReference `json:"service,omitempty"`
+		CA            string                     `json:"ca"`
+		Hook          catalog.GroupVersionHook   `json:"hook"`
+		Handler       string                     `json:"handler"`
+		Timeout       int32                      `json:"timeout"`
+		FailurePolicy runtimev1.FailurePolicy    `json:"failurePolicy"`
+		Settings      map[string]string          `json:"settings,omitempty"`
+	}{
+		URL:           h.ClientConfig.URL,
+		Service:       h.ClientConfig.Service,
+		CA:            hex.EncodeToString(ca[:]),
+		Hook:          h.Hook,
+		Handler:       h.HandlerName,
+		Timeout:       h.TimeoutSeconds,
+		FailurePolicy: h.FailurePolicy,
+		Settings:      h.Settings, // encoding/json sorts map keys: stable
+	}
+	data, _ := json.Marshal(input) // plain strings and ints: cannot fail
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
+}
+
+// Registry is the set of registered handlers. It is safe for concurrent use.
+type Registry struct {
+	mu       sync.RWMutex
+	byName   map[string]Handler
+	byConfig map[string][]string
+	ready    bool
+	readyCh  chan struct{}
+}
+
+// New returns an empty registry that is not ready.
+func New() *Registry {
+	return &Registry{byName: map[string]Handler{}, byConfig: map[string][]string{}, readyCh: make(chan struct{})}
+}
+
+// Register replaces every handler of ext's config by those its status
+// records, and reports whether anything changed (a handler added, removed,
+// or with a new fingerprint or selector).
+func (r *Registry) Register(ext *runtimev1.ExtensionConfig) (bool, error) {
+	handlers, err := HandlersFor(ext)
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	previous := r.byConfig[ext.Name]
+	changed := len(previous) != len(handlers)
+	for _, h := range handlers {
+		old, ok := r.byName[h.Name]
+		if !ok || old.ExtensionConfig != ext.Name || old.Fingerprint != h.Fingerprint ||
+			!equality.Semantic.DeepEqual(old.NamespaceSelector, h.NamespaceSelector) {
+			changed = true
+		}
+	}
+	for _, name := range previous {
+		delete(r.byName, name)
+	}
+	names := make([]string, 0, len(handlers))
+	for _, h := range handlers {
+		names = append(names, h.Name)
+		r.byName[h.Name] = h
+	}
+	sort.Strings(names)
+	r.byConfig[ext.Name] = names
+	return changed, nil
+}
+
+// Unregister removes every handler of an ExtensionConfig.
+func (r *Registry) Unregister(extensionConfig string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, name := range r.byConfig[extensionConfig] {
+		delete(r.byName, name)
+	}
+	delete(r.byConfig, extensionConfig)
+}
+
+// Get returns the handler registered under a full name.
+func (r *Registry) Get(fullName string) (Handler, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	h, ok := r.byName[fullName]
+	return h, ok
+}
+
+// ForConfig returns the handlers of one ExtensionConfig, sorted by name.
+func (r *Registry) ForConfig(extensionConfig string) []Handler {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Handler, 0, len(r.byConfig[extensionConfig]))
+	for _, name := range r.byConfig[extensionConfig] {
+		out = append(out, r.byName[name])
+	}
+	return out
+}
+
+// ByHook returns every handler serving a hook (any version), sorted by name.
+func (r *Registry) ByHook(hook catalog.GroupHook) []Handler {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []Handler
+	for _, h := range r.byName {
+		if h.Hook.GroupHook() == hook {
+			out = append(out, h)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Len is the number of registered handlers.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.byName)
+}
+
+// MarkReady records that warm-up is done. It is idempotent.
+func (r *Registry) MarkReady() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.ready {
+		r.ready = true
+		close(r.readyCh)
+	}
+}
+
+// IsReady reports whether warm-up is done.
+func (r *Registry) IsReady() bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.ready
+}
+
+// Ready is closed once warm-up is done.
+func (r *Registry) Ready() <-chan struct{} { return r.readyCh }

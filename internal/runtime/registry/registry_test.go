@@ -1,0 +1,180 @@
+package registry
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+)
+
+const hooksAPIVersion = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
+
+func extensionConfig(name string) *runtimev1.ExtensionConfig {
+	return &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig: runtimev1.ClientConfig{URL: "https://ext.example:9443", CABundle: []byte("ca-1")},
+			Settings:     map[string]string{"size": "small"},
+		},
+		Status: runtimev1.ExtensionConfigStatus{Handlers: []runtimev1.ExtensionHandler{
+			{Name: "discover", RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"}, TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail},
+			{Name: "patch", RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "GeneratePatches"}, TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail},
+		}},
+	}
+}
+
+func handlerOf(t *testing.T, ext *runtimev1.ExtensionConfig, full string) Handler {
+	t.Helper()
+	handlers, err := HandlersFor(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range handlers {
+		if h.Name == full {
+			return h
+		}
+	}
+	t.Fatalf("no handler %s", full)
+	return Handler{}
+}
+
+func TestFingerprint_ChangesExactlyWhenACallCouldChange(t *testing.T) {
+	tests := []struct {
+		name        string
+		mutate      func(*runtimev1.ExtensionConfig)
+		wantChanged bool
+	}{
+		{"url", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.URL = "https://other:9443" }, true},
+		{"service instead of url", func(e *runtimev1.ExtensionConfig) {
+			e.Spec.ClientConfig.URL = ""
+			e.Spec.ClientConfig.Service = runtimev1.ServiceReference{Namespace: "ns", Name: "ext"}
+		}, true},
+		{"ca bundle", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = []byte("ca-2") }, true},
+		{"settings value", func(e *runtimev1.ExtensionConfig) { e.Spec.Settings["size"] = "large" }, true},
+		{"settings key added", func(e *runtimev1.ExtensionConfig) { e.Spec.Settings["zone"] = "a" }, true},
+		{"timeout", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers[0].TimeoutSeconds = 20 }, true},
+		{"failure policy", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers[0].FailurePolicy = runtimev1.FailurePolicyIgnore }, true},
+		{"hook version", func(e *runtimev1.ExtensionConfig) {
+			e.Status.Handlers[0].RequestHook.APIVersion = "hooks.runtime.cluster.x-k8s.io/v1alpha2"
+		}, true},
+		{"namespace selector", func(e *runtimev1.ExtensionConfig) {
+			e.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}
+		}, false},
+		{"labels and annotations", func(e *runtimev1.ExtensionConfig) {
+			e.Labels = map[string]string{"x": "y"}
+			e.Annotations = map[string]string{"note": "z"}
+			e.ResourceVersion = "42"
+		}, false},
+		{"another handler's timeout", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers[1].TimeoutSeconds = 30 }, false},
+		{"status conditions", func(e *runtimev1.ExtensionConfig) {
+			e.Status.Conditions = []metav1.Condition{{Type: "Discovered", Status: metav1.ConditionTrue}}
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := extensionConfig("ext")
+			after := before.DeepCopy()
+			tt.mutate(after)
+			a := handlerOf(t, before, "discover.ext").Fingerprint
+			b := handlerOf(t, after, "discover.ext").Fingerprint
+			if (a != b) != tt.wantChanged {
+				t.Errorf("fingerprint changed = %v, want %v", a != b, tt.wantChanged)
+			}
+		})
+	}
+}
+
+func TestRegister_ReportsChangesAndReplacesTheConfigsHandlers(t *testing.T) {
+	r := New()
+	ext := extensionConfig("ext")
+	changed, err := r.Register(ext)
+	if err != nil || !changed {
+		t.Fatalf("first register: changed=%v err=%v", changed, err)
+	}
+	if changed, _ := r.Register(ext.DeepCopy()); changed {
+		t.Error("registering the same handlers again reported a change")
+	}
+
+	selector := ext.DeepCopy()
+	selector.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
+	if changed, _ := r.Register(selector); !changed {
+		t.Error("a new namespaceSelector was not reported as a change")
+	}
+
+	removed := selector.DeepCopy()
+	removed.Status.Handlers = removed.Status.Handlers[:1]
+	if changed, _ := r.Register(removed); !changed {
+		t.Error("a removed handler was not reported as a change")
+	}
+	if _, ok := r.Get("patch.ext"); ok {
+		t.Error("removed handler patch.ext is still registered")
+	}
+	h, ok := r.Get("discover.ext")
+	if !ok {
+		t.Fatal("discover.ext missing")
+	}
+	if h.ExtensionConfig != "ext" || h.HandlerName != "discover" || h.Hook.Hook != "DiscoverVariables" || h.Settings["size"] != "small" {
+		t.Errorf("unexpected handler %+v", h)
+	}
+	if got := r.ByHook(catalog.GroupHook{Group: "hooks.runtime.cluster.x-k8s.io", Hook: "DiscoverVariables"}); len(got) != 1 || got[0].Name != "discover.ext" {
+		t.Errorf("ByHook = %+v", got)
+	}
+
+	r.Unregister("ext")
+	if r.Len() != 0 || len(r.ForConfig("ext")) != 0 {
+		t.Errorf("handlers left after Unregister: %d", r.Len())
+	}
+}
+
+func TestRegister_DoesNotShareMemoryWithTheObject(t *testing.T) {
+	r := New()
+	ext := extensionConfig("ext")
+	if _, err := r.Register(ext); err != nil {
+		t.Fatal(err)
+	}
+	ext.Spec.Settings["size"] = "mutated"
+	ext.Spec.ClientConfig.CABundle[0] = 'X'
+	h, _ := r.Get("discover.ext")
+	if h.Settings["size"] != "small" || string(h.ClientConfig.CABundle) != "ca-1" {
+		t.Errorf("registry entry changed with the caller's object: %+v", h)
+	}
+}
+
+func TestSplitFullName(t *testing.T) {
+	tests := []struct {
+		in              string
+		handler, config string
+		wantErr         bool
+	}{
+		{in: "discover.ext", handler: "discover", config: "ext"},
+		{in: "discover", wantErr: true},
+		{in: ".ext", wantErr: true},
+		{in: "discover.", wantErr: true},
+		{in: "", wantErr: true},
+	}
+	for _, tt := range tests {
+		h, c, err := SplitFullName(tt.in)
+		if (err != nil) != tt.wantErr || h != tt.handler || c != tt.config {
+			t.Errorf("SplitFullName(%q) = %q, %q, %v", tt.in, h, c, err)
+		}
+	}
+}
+
+func TestReady_OnlyAfterMarkReady(t *testing.T) {
+	r := New()
+	if r.IsReady() {
+		t.Fatal("new registry is ready")
+	}
+	select {
+	case <-r.Ready():
+		t.Fatal("Ready closed before MarkReady")
+	default:
+	}
+	r.MarkReady()
+	r.MarkReady()
+	if !r.IsReady() {
+		t.Fatal("not ready after MarkReady")
+	}
+	<-r.Ready()
+}

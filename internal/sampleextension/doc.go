@@ -1,0 +1,18 @@
+// Package sampleextension is a Cluster API Runtime Extension for tests and
+// load runs. It speaks the Runtime SDK protocol (hooks.runtime.cluster.x-k8s.io
+// v1alpha1) over real HTTPS: Discovery, and DiscoverVariables,
+// GeneratePatches and ValidateTopology handlers (or any other hook of the
+// catalog it is told to advertise).
+//
+// Unlike a real extension it can be told what to say at runtime: which
+// handlers Discovery lists (without validation, so it can advertise handlers
+// a controller must reject), which variables each DiscoverVariables handler
+// returns, and which faults to inject (delays, HTTP 500s, hangs, dropped
+// connections, Failure responses and raw bodies). It counts every call it
+// answers, per hook and handler, so tests and the load tool can assert on
+// exactly what a controller asked for.
+//
+// A Server is an http.Handler; StartTLS serves it in-process on a loopback
+// port with a freshly generated CA, and Admin exposes the same controls over
+// plain HTTP for out-of-process use by the load tool and cmd/sample-extension.
+package sampleextension
