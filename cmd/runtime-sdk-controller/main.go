@@ -20,8 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -55,6 +57,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.manager.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "How long a non-leader waits before it may take over the Lease.")
 	fs.DurationVar(&o.manager.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "How long the leader keeps trying to renew before it gives up leadership.")
 	fs.DurationVar(&o.manager.RetryPeriod, "leader-election-retry-period", 2*time.Second, "How often leader election is retried.")
+	fs.DurationVar(&o.manager.RediscoveryInterval, "rediscovery-interval", extensionconfig.DefaultRediscoveryInterval, "How often a discovered ExtensionConfig is discovered again.")
+	fs.DurationVar(&o.manager.RuntimeClient.DiscoveryTimeout, "discovery-timeout", runtimeclient.DefaultTimeout, "Timeout of a Discovery call.")
+	fs.Int64Var(&o.manager.RuntimeClient.MaxResponseBytes, "max-response-bytes", runtimeclient.DefaultMaxResponseBytes, "Largest response body accepted from a Runtime Extension.")
+	fs.StringVar(&o.manager.RuntimeClient.ClientCertFile, "runtime-client-cert-file", "", "Client certificate presented to Runtime Extensions (optional, with --runtime-client-key-file).")
+	fs.StringVar(&o.manager.RuntimeClient.ClientKeyFile, "runtime-client-key-file", "", "Key of --runtime-client-cert-file.")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; defaults to $KUBECONFIG, then the in-cluster configuration, then ~/.kube/config.")
 	fs.BoolVar(&o.local, "local", false, "Start a local control plane (etcd and kube-apiserver from bin/) and run against it.")
 	fs.StringVar(&o.localDir, "local-dir", ".local", "Data directory of the local control plane; kept across runs.")
@@ -104,7 +111,7 @@ func serve(ctx context.Context, o *options, stdout io.Writer) error {
 	}
 	defer cleanup()
 
-	mgr, err := manager.New(restConfig, o.manager)
+	mgr, err := manager.New(ctx, restConfig, o.manager)
 	if err != nil {
 		return err
 	}

@@ -1,14 +1,21 @@
 package manager
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
+	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 )
 
@@ -29,10 +36,24 @@ type Options struct {
 	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election;
 	// zero keeps controller-runtime's defaults.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// RuntimeClient configures calls to Runtime Extensions.
+	RuntimeClient runtimeclient.Options
+	// RediscoveryInterval is how often a healthy ExtensionConfig is
+	// discovered again.
+	RediscoveryInterval time.Duration
+	// SkipControllerNameValidation lets tests run several managers in one
+	// process; controller names are otherwise unique per process.
+	SkipControllerNameValidation bool
+}
+
+// Manager is the assembled manager and the registry its controllers share.
+type Manager struct {
+	ctrl.Manager
+	Registry *registry.Registry
 }
 
 // New builds the manager with its endpoints and controllers, not started.
-func New(config *rest.Config, opts Options) (ctrl.Manager, error) {
+func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, error) {
 	mgrOpts := ctrl.Options{
 		Scheme:                  scheme.New(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
@@ -60,8 +81,32 @@ func New(config *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("add health check: %w", err)
 	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+	reg := registry.New()
+	// Ready only once warm-up has loaded the recorded handlers: before that
+	// a ClusterClass reconcile would mistake them for missing.
+	if err := mgr.AddReadyzCheck("registry", func(*http.Request) error {
+		if !reg.IsReady() {
+			return errors.New("handler registry is warming up")
+		}
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("add readiness check: %w", err)
 	}
-	return mgr, nil
+
+	runtimeClient, err := runtimeclient.New(opts.RuntimeClient)
+	if err != nil {
+		return nil, err
+	}
+	controllerOptions := controller.Options{SkipNameValidation: &opts.SkipControllerNameValidation}
+	extensionConfigs := &extensionconfig.Reconciler{
+		Client:              mgr.GetClient(),
+		SecretReader:        mgr.GetAPIReader(),
+		Discoverer:          runtimeClient,
+		Registry:            reg,
+		RediscoveryInterval: opts.RediscoveryInterval,
+	}
+	if err := extensionConfigs.SetupWithManager(ctx, mgr, controllerOptions); err != nil {
+		return nil, err
+	}
+	return &Manager{Manager: mgr, Registry: reg}, nil
 }

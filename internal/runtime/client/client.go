@@ -45,6 +45,8 @@ type Options struct {
 	// MaxResponseBytes bounds response bodies; zero means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// DiscoveryTimeout bounds Discovery calls; zero means DefaultTimeout.
+	DiscoveryTimeout time.Duration
 }
 
 // Client calls Runtime Extension hooks. It is safe for concurrent use and
@@ -53,6 +55,7 @@ type Client struct {
 	catalog          *catalog.Catalog
 	clientCert       *tls.Certificate
 	maxResponseBytes int64
+	discoveryTimeout time.Duration
 
 	mu         sync.Mutex
 	transports map[[sha256.Size]byte]*http.Transport
@@ -68,7 +71,11 @@ func New(opts Options) (*Client, error) {
 	c := &Client{
 		catalog:          cat,
 		maxResponseBytes: opts.MaxResponseBytes,
+		discoveryTimeout: opts.DiscoveryTimeout,
 		transports:       map[[sha256.Size]byte]*http.Transport{},
+	}
+	if c.discoveryTimeout <= 0 {
+		c.discoveryTimeout = DefaultTimeout
 	}
 	if c.maxResponseBytes <= 0 {
 		c.maxResponseBytes = DefaultMaxResponseBytes

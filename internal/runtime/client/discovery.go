@@ -26,7 +26,7 @@ func (c *Client) Discover(ctx context.Context, ext *runtimev1.ExtensionConfig) (
 		return nil, fmt.Errorf("discovery hook: %w", err)
 	}
 	response := &runtimehooksv1.DiscoveryResponse{}
-	if err := c.Call(ctx, ext.Spec.ClientConfig, hook, "", DefaultTimeout, nil, &runtimehooksv1.DiscoveryRequest{}, response); err != nil {
+	if err := c.Call(ctx, ext.Spec.ClientConfig, hook, "", c.discoveryTimeout, nil, &runtimehooksv1.DiscoveryRequest{}, response); err != nil {
 		return nil, err
 	}
 	return ValidateDiscovery(c.catalog, response)

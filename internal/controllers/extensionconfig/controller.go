@@ -1,0 +1,254 @@
+package extensionconfig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+)
+
+// Condition reasons, beside Cluster API's Discovered and NotDiscovered.
+const (
+	// CAInjectionFailedReason: the CA Secret annotation could not be honoured.
+	CAInjectionFailedReason = "CAInjectionFailed"
+	// InvalidNamespaceSelectorReason: spec.namespaceSelector does not parse.
+	InvalidNamespaceSelectorReason = "InvalidNamespaceSelector"
+	// PausedReason and NotPausedReason explain the Paused condition.
+	PausedReason    = "Paused"
+	NotPausedReason = "NotPaused"
+)
+
+// caSecretIndex indexes ExtensionConfigs by the "<namespace>/<name>" of the
+// Secret their CA annotation names, so a Secret event finds its configs
+// without listing them all.
+const caSecretIndex = "runtime.cluster.x-k8s.io/ca-secret"
+
+// DefaultRediscoveryInterval is how often a discovered config is asked
+// again. Cluster API re-discovers on every informer resync; a deliberate,
+// longer interval costs a few calls per hour per extension.
+const DefaultRediscoveryInterval = 10 * time.Minute
+
+// Discoverer runs the Discovery hook of an ExtensionConfig's extension.
+type Discoverer interface {
+	Discover(ctx context.Context, ext *runtimev1.ExtensionConfig) ([]runtimev1.ExtensionHandler, error)
+}
+
+// Reconciler reconciles ExtensionConfigs.
+type Reconciler struct {
+	// Client reads ExtensionConfigs from the cache and writes them.
+	Client client.Client
+	// SecretReader reads CA Secrets directly: only Secret metadata is
+	// cached, so that no Secret's data is held in memory.
+	SecretReader client.Reader
+	// Discoverer calls the extensions.
+	Discoverer Discoverer
+	// Registry receives the discovered handlers.
+	Registry *registry.Registry
+	// RediscoveryInterval is the pause between two discoveries of a
+	// healthy config; zero means DefaultRediscoveryInterval.
+	RediscoveryInterval time.Duration
+}
+
+// +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs,verbs=get;list;watch;patch;update
+// +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+
+// SetupWithManager registers the controller, its Secret index and watch,
+// and the warm-up runnable.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &runtimev1.ExtensionConfig{}, caSecretIndex, caSecretKeys); err != nil {
+		return fmt.Errorf("index ExtensionConfigs by CA secret: %w", err)
+	}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("extensionconfig").
+		WithOptions(options).
+		// Status writes (ours included) and resyncs change no generation or
+		// annotation and need no discovery; re-discovery runs on the interval.
+		For(&runtimev1.ExtensionConfig{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsForSecret)).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("build extensionconfig controller: %w", err)
+	}
+	return mgr.Add(&warmup{reader: mgr.GetAPIReader(), registry: r.Registry})
+}
+
+func caSecretKeys(obj client.Object) []string {
+	ref, ok := obj.GetAnnotations()[runtimev1.InjectCAFromSecretAnnotation]
+	if !ok {
+		return nil
+	}
+	return []string{ref}
+}
+
+func (r *Reconciler) configsForSecret(ctx context.Context, secret client.Object) []reconcile.Request {
+	list := &runtimev1.ExtensionConfigList{}
+	key := secret.GetNamespace() + "/" + secret.GetName()
+	if err := r.Client.List(ctx, list, client.MatchingFields{caSecretIndex: key}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "list ExtensionConfigs by CA secret", "secret", key)
+		return nil
+	}
+	requests := make([]reconcile.Request, 0, len(list.Items))
+	for _, ext := range list.Items {
+		requests = append(requests, reconcile.Request{NamespacedName: types.NamespacedName{Name: ext.Name}})
+	}
+	return requests
+}
+
+// Reconcile brings one ExtensionConfig's status and registration up to date.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	log := ctrl.LoggerFrom(ctx)
+	ext := &runtimev1.ExtensionConfig{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ext); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Registry.Unregister(req.Name)
+			log.V(4).Info("ExtensionConfig gone: handlers unregistered")
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if !ext.DeletionTimestamp.IsZero() {
+		r.Registry.Unregister(ext.Name)
+		return ctrl.Result{}, nil
+	}
+
+	before := ext.DeepCopy()
+	defer func() {
+		if err := r.patchStatus(ctx, before, ext); err != nil {
+			reterr = errors.Join(reterr, err)
+		}
+	}()
+
+	if paused(ext) {
+		setCondition(ext, clusterv1.PausedCondition, metav1.ConditionTrue, PausedReason, "Reconciliation is paused by the "+clusterv1.PausedAnnotation+" annotation")
+		return ctrl.Result{}, nil
+	}
+	setCondition(ext, clusterv1.PausedCondition, metav1.ConditionFalse, NotPausedReason, "")
+
+	if err := r.reconcileCABundle(ctx, ext); err != nil {
+		setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse, CAInjectionFailedReason, err.Error())
+		// The Secret watch brings us back when the Secret appears or changes.
+		return ctrl.Result{}, nil
+	}
+	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
+		setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse, InvalidNamespaceSelectorReason,
+			"spec.namespaceSelector is invalid: "+err.Error())
+		// Only a spec change can fix it, and that triggers a reconcile.
+		return ctrl.Result{}, nil
+	}
+	return r.reconcileDiscovery(ctx, ext)
+}
+
+// reconcileCABundle copies ca.crt of the annotated Secret into
+// spec.clientConfig.caBundle when they differ.
+func (r *Reconciler) reconcileCABundle(ctx context.Context, ext *runtimev1.ExtensionConfig) error {
+	ref, ok := ext.Annotations[runtimev1.InjectCAFromSecretAnnotation]
+	if !ok {
+		return nil
+	}
+	namespace, name, found := strings.Cut(ref, "/")
+	if !found || namespace == "" || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("annotation %s must be <namespace>/<name>, got %q", runtimev1.InjectCAFromSecretAnnotation, ref)
+	}
+	secret := &corev1.Secret{}
+	if err := r.SecretReader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("CA secret %s named by annotation %s does not exist", ref, runtimev1.InjectCAFromSecretAnnotation)
+		}
+		return fmt.Errorf("read CA secret %s: %w", ref, err)
+	}
+	ca := secret.Data["ca.crt"]
+	if len(ca) == 0 {
+		return fmt.Errorf("CA secret %s has no ca.crt", ref)
+	}
+	if string(ca) == string(ext.Spec.ClientConfig.CABundle) {
+		return nil
+	}
+	base := ext.DeepCopy()
+	ext.Spec.ClientConfig.CABundle = ca
+	if err := r.Client.Patch(ctx, ext, client.MergeFrom(base)); err != nil {
+		return fmt.Errorf("write caBundle from secret %s: %w", ref, err)
+	}
+	// Never log the bundle itself.
+	ctrl.LoggerFrom(ctx).V(4).Info("injected caBundle", "secret", ref)
+	return nil
+}
+
+func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.ExtensionConfig) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	handlers, err := r.Discoverer.Discover(ctx, ext)
+	if err != nil {
+		// Keep status.handlers and the registration: the last good answer
+		// is still the best one we have, and the condition says it is stale.
+		setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse,
+			runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
+		return ctrl.Result{}, fmt.Errorf("discover %s: %w", ext.Name, err)
+	}
+	ext.Status.Handlers = handlers
+	changed, err := r.Registry.Register(ext)
+	if err != nil {
+		setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse,
+			runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
+		return ctrl.Result{}, err
+	}
+	setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionTrue, runtimev1.ExtensionConfigDiscoveredReason, "")
+	log.V(4).Info("discovered", "handlers", len(handlers), "registrationChanged", changed)
+	interval := r.RediscoveryInterval
+	if interval <= 0 {
+		interval = DefaultRediscoveryInterval
+	}
+	return ctrl.Result{RequeueAfter: interval}, nil
+}
+
+// patchStatus writes status only when it changed, so a re-discovery that
+// finds the same handlers costs no write and triggers no watcher.
+func (r *Reconciler) patchStatus(ctx context.Context, before, after *runtimev1.ExtensionConfig) error {
+	if equality.Semantic.DeepEqual(before.Status, after.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Patch(ctx, after, client.MergeFrom(before)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("patch status of %s: %w", after.Name, err)
+	}
+	return nil
+}
+
+func paused(ext *runtimev1.ExtensionConfig) bool {
+	_, ok := ext.Annotations[clusterv1.PausedAnnotation]
+	return ok
+}
+
+// setCondition sets a condition; meta.SetStatusCondition keeps the
+// transition time when the status does not flip, so an unchanged outcome
+// leaves status byte-for-byte equal.
+func setCondition(ext *runtimev1.ExtensionConfig, condType string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&ext.Status.Conditions, metav1.Condition{
+		Type:               condType,
+		Status:             status,
+		Reason:             reason,
+		Message:            message,
+		ObservedGeneration: ext.Generation,
+	})
+}

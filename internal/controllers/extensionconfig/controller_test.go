@@ -1,0 +1,445 @@
+package extensionconfig
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+const (
+	hooksAPIVersion = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
+	// eventually bounds every wait for the controller.
+	eventually = 30 * time.Second
+)
+
+type harness struct {
+	registry *registry.Registry
+}
+
+// startController runs the ExtensionConfig controller in its own manager
+// against the test control plane until the test ends.
+func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration) *harness {
+	t.Helper()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := runtimeclient.New(clientOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry.New()
+	r := &Reconciler{
+		Client: mgr.GetClient(), SecretReader: mgr.GetAPIReader(), Discoverer: rc, Registry: reg,
+		RediscoveryInterval: rediscovery,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := r.SetupWithManager(ctx, mgr, controller.Options{SkipNameValidation: ptr.To(true)}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	return &harness{registry: reg}
+}
+
+type extension struct {
+	server *sampleextension.Server
+	url    string
+	ca     []byte
+}
+
+func startExtension(t *testing.T) *extension {
+	t.Helper()
+	s := sampleextension.New(sampleextension.Options{})
+	url, ca, stop, err := sampleextension.StartTLS(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return &extension{server: s, url: url, ca: ca}
+}
+
+func createExtensionConfig(t *testing.T, name string, config runtimev1.ClientConfig, annotations map[string]string) {
+	t.Helper()
+	ext := &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations},
+		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: config},
+	}
+	if err := env.Client.Create(context.Background(), ext); err != nil {
+		t.Fatalf("create ExtensionConfig %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ext) })
+}
+
+func uniqueName(prefix string) string { return prefix + "-" + rand.String(6) }
+
+func getExtensionConfig(t *testing.T, name string) *runtimev1.ExtensionConfig {
+	t.Helper()
+	ext := &runtimev1.ExtensionConfig{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, ext); err != nil {
+		t.Fatalf("get ExtensionConfig %s: %v", name, err)
+	}
+	return ext
+}
+
+// waitFor polls until check passes or the deadline, then fails with the
+// last explanation check gave.
+func waitFor(t *testing.T, what string, check func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(eventually)
+	for {
+		ok, why := check()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s: %s", what, eventually, why)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func waitDiscovered(t *testing.T, name string, status metav1.ConditionStatus, messageParts ...string) *runtimev1.ExtensionConfig {
+	t.Helper()
+	var ext *runtimev1.ExtensionConfig
+	waitFor(t, name+" Discovered="+string(status), func() (bool, string) {
+		ext = getExtensionConfig(t, name)
+		c := meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
+		if c == nil {
+			return false, "no Discovered condition"
+		}
+		if c.Status != status {
+			return false, "Discovered=" + string(c.Status) + ": " + c.Message
+		}
+		for _, part := range messageParts {
+			if !strings.Contains(c.Message, part) {
+				return false, "message " + c.Message + " lacks " + part
+			}
+		}
+		return true, ""
+	})
+	return ext
+}
+
+func TestReconcile_DiscoversHandlersAndRegistersThem(t *testing.T) {
+	h := startController(t, runtimeclient.Options{}, 0)
+	ext := startExtension(t)
+	name := uniqueName("discover")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca}, nil)
+
+	got := waitDiscovered(t, name, metav1.ConditionTrue)
+	want := map[string]string{
+		"discover-variables": "DiscoverVariables",
+		"generate-patches":   "GeneratePatches",
+		"validate-topology":  "ValidateTopology",
+	}
+	if len(got.Status.Handlers) != len(want) {
+		t.Fatalf("status.handlers = %+v", got.Status.Handlers)
+	}
+	for _, handler := range got.Status.Handlers {
+		if want[handler.Name] != handler.RequestHook.Hook || handler.RequestHook.APIVersion != hooksAPIVersion ||
+			handler.TimeoutSeconds != 10 || handler.FailurePolicy != runtimev1.FailurePolicyFail {
+			t.Errorf("unexpected handler %+v", handler)
+		}
+	}
+	waitFor(t, "registry holds the handlers", func() (bool, string) {
+		reg, ok := h.registry.Get("discover-variables." + name)
+		return ok && reg.Hook.Hook == "DiscoverVariables" && reg.ClientConfig.URL == ext.url, "not registered"
+	})
+	if c := meta.FindStatusCondition(got.Status.Conditions, clusterv1.PausedCondition); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("Paused condition = %+v, want False", c)
+	}
+}
+
+func TestReconcile_ReDiscoveryWithTheSameAnswerWritesNothing(t *testing.T) {
+	startController(t, runtimeclient.Options{}, 300*time.Millisecond)
+	ext := startExtension(t)
+	name := uniqueName("quiet")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca}, nil)
+	settled := waitDiscovered(t, name, metav1.ConditionTrue)
+
+	// Reconciles of one object never overlap: once the extension has seen
+	// three more Discovery calls, at least two re-discoveries have finished.
+	base := ext.server.Calls()["Discovery"]
+	waitFor(t, "three more discoveries", func() (bool, string) {
+		return ext.server.Calls()["Discovery"] >= base+3, "waiting"
+	})
+	if now := getExtensionConfig(t, name); now.ResourceVersion != settled.ResourceVersion {
+		t.Errorf("re-discovery of unchanged handlers wrote the object: resourceVersion %s -> %s", settled.ResourceVersion, now.ResourceVersion)
+	}
+}
+
+func TestReconcile_BrokenExtensionsReportTheCauseWithoutHotLoopAndRecover(t *testing.T) {
+	// A small body bound and a short discovery timeout keep the test fast.
+	startController(t, runtimeclient.Options{MaxResponseBytes: 64 << 10, DiscoveryTimeout: 500 * time.Millisecond}, 0)
+	closedURL := "https://127.0.0.1:1"
+	_, otherCA, stopOther, err := sampleextension.StartTLS(sampleextension.New(sampleextension.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopOther()
+
+	discoverVariables := runtimehooksv1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"}
+	cases := []struct {
+		name    string
+		breakIt func(*extension) runtimev1.ClientConfig
+		heal    func(*extension) runtimev1.ClientConfig
+		want    []string
+	}{
+		{
+			name: "wrong-ca",
+			breakIt: func(e *extension) runtimev1.ClientConfig {
+				return runtimev1.ClientConfig{URL: e.url, CABundle: otherCA}
+			},
+			heal: func(e *extension) runtimev1.ClientConfig { return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca} },
+			want: []string{"certificate not signed by the CA bundle"},
+		},
+		{
+			name: "unreachable",
+			breakIt: func(e *extension) runtimev1.ClientConfig {
+				return runtimev1.ClientConfig{URL: closedURL, CABundle: e.ca}
+			},
+			heal: func(e *extension) runtimev1.ClientConfig { return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca} },
+			want: []string{"unreachable"},
+		},
+		{
+			name: "timeout",
+			breakIt: func(e *extension) runtimev1.ClientConfig {
+				e.server.SetFaults("Discovery", sampleextension.Faults{TimeoutRate: 1})
+				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+			},
+			want: []string{"did not answer within 500ms"},
+		},
+		{
+			name: "http-500",
+			breakIt: func(e *extension) runtimev1.ClientConfig {
+				e.server.SetFaults("Discovery", sampleextension.Faults{ErrorRate: 1})
+				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+			},
+			want: []string{"HTTP 500"},
+		},
+		{
+			name: "not-json",
+			breakIt: func(e *extension) runtimev1.ClientConfig {
+				e.server.SetFaults("Discovery", sampleextension.Faults{RawBody: []byte("<html>oops</html>")})
+				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+			},
+			want: []string{"not a JSON object"},
+		},
+		{
+			name: "oversized",
+			breakIt: func(e *extension) runtimev1.ClientConfig {
+				e.server.SetFaults("Discovery", sampleextension.Faults{RawBody: []byte(strings.Repeat("x", 1024)), RawBodyRepeat: 100})
+				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+			},
+			want: []string{"larger than 65536 bytes"},
+		},
+		{
+			name: "dotted-name",
+			breakIt: func(e *extension) runtimev1.ClientConfig {
+				e.server.SetHandlers([]runtimehooksv1.ExtensionHandler{{Name: "has.dot", RequestHook: discoverVariables}})
+				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+			},
+			want: []string{`"has.dot"`, "must not contain a dot"},
+		},
+		{
+			name: "unknown-hook",
+			breakIt: func(e *extension) runtimev1.ClientConfig {
+				e.server.SetHandlers([]runtimehooksv1.ExtensionHandler{{Name: "coffee", RequestHook: runtimehooksv1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "MakeCoffee"}}})
+				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+			},
+			want: []string{"unknown hook", "MakeCoffee"},
+		},
+	}
+
+	names := map[string]string{}
+	extensions := map[string]*extension{}
+	for _, tc := range cases {
+		e := startExtension(t)
+		extensions[tc.name] = e
+		names[tc.name] = uniqueName(tc.name)
+		createExtensionConfig(t, names[tc.name], tc.breakIt(e), nil)
+	}
+	for _, tc := range cases {
+		ext := waitDiscovered(t, names[tc.name], metav1.ConditionFalse, tc.want...)
+		if c := meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition); c.Reason != runtimev1.ExtensionConfigNotDiscoveredReason {
+			t.Errorf("%s: reason %q", tc.name, c.Reason)
+		}
+	}
+
+	// No hot loop: backoff paces retries. Over two seconds an exponential
+	// backoff from 5 ms makes a handful of calls; a hot loop makes thousands.
+	before := map[string]int64{}
+	for name, e := range extensions {
+		before[name] = e.server.Total()
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		for name, e := range extensions {
+			if extra := e.server.Total() - before[name]; extra > 12 {
+				t.Fatalf("%s: %d discovery calls in under 2s: retries are not backed off", name, extra)
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	for _, tc := range cases {
+		e := extensions[tc.name]
+		e.server.ResetFaults()
+		e.server.SetHandlers(sampleextension.DefaultHandlers())
+		if tc.heal != nil {
+			ext := getExtensionConfig(t, names[tc.name])
+			ext.Spec.ClientConfig = tc.heal(e)
+			if err := env.Client.Update(context.Background(), ext); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range cases {
+		ext := waitDiscovered(t, names[tc.name], metav1.ConditionTrue)
+		if len(ext.Status.Handlers) != 3 {
+			t.Errorf("%s: recovered with handlers %+v", tc.name, ext.Status.Handlers)
+		}
+	}
+}
+
+func TestReconcile_FailedRediscoveryKeepsTheLastGoodHandlers(t *testing.T) {
+	h := startController(t, runtimeclient.Options{}, 300*time.Millisecond)
+	ext := startExtension(t)
+	name := uniqueName("keep")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca}, nil)
+	waitDiscovered(t, name, metav1.ConditionTrue)
+
+	ext.server.SetFaults("Discovery", sampleextension.Faults{ErrorRate: 1})
+	got := waitDiscovered(t, name, metav1.ConditionFalse, "HTTP 500")
+	if len(got.Status.Handlers) != 3 {
+		t.Errorf("failed re-discovery wiped status.handlers: %+v", got.Status.Handlers)
+	}
+	if _, ok := h.registry.Get("discover-variables." + name); !ok {
+		t.Error("failed re-discovery unregistered the handlers")
+	}
+}
+
+func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
+	startController(t, runtimeclient.Options{}, 0)
+	ext := startExtension(t)
+	ns := env.Namespace(t, nil)
+	name := uniqueName("inject")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url},
+		map[string]string{runtimev1.InjectCAFromSecretAnnotation: ns + "/extension-ca"})
+
+	// The Secret does not exist yet: the condition says so.
+	waitDiscovered(t, name, metav1.ConditionFalse, ns+"/extension-ca", "does not exist")
+
+	// Creating it wakes the config through the Secret metadata watch.
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "extension-ca"},
+		Data:       map[string][]byte{"ca.crt": ext.ca},
+	}
+	if err := env.Client.Create(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+	got := waitDiscovered(t, name, metav1.ConditionTrue)
+	if string(got.Spec.ClientConfig.CABundle) != string(ext.ca) {
+		t.Error("caBundle was not injected from the Secret")
+	}
+}
+
+func TestReconcile_PausedConfigIsNotDiscovered(t *testing.T) {
+	startController(t, runtimeclient.Options{}, 0)
+	ext := startExtension(t)
+	name := uniqueName("paused")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca},
+		map[string]string{clusterv1.PausedAnnotation: ""})
+
+	waitFor(t, "Paused=True", func() (bool, string) {
+		c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, clusterv1.PausedCondition)
+		return c != nil && c.Status == metav1.ConditionTrue, "not paused yet"
+	})
+	if calls := ext.server.Total(); calls != 0 {
+		t.Errorf("a paused config called its extension %d times", calls)
+	}
+
+	paused := getExtensionConfig(t, name)
+	delete(paused.Annotations, clusterv1.PausedAnnotation)
+	if err := env.Client.Update(context.Background(), paused); err != nil {
+		t.Fatal(err)
+	}
+	waitDiscovered(t, name, metav1.ConditionTrue)
+}
+
+func TestReconcile_DeleteUnregistersHandlers(t *testing.T) {
+	h := startController(t, runtimeclient.Options{}, 0)
+	ext := startExtension(t)
+	name := uniqueName("delete")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca}, nil)
+	waitDiscovered(t, name, metav1.ConditionTrue)
+	waitFor(t, "registered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 3, "not yet" })
+
+	if err := env.Client.Delete(context.Background(), getExtensionConfig(t, name)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "unregistered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 0, "still registered" })
+}
+
+func TestWarmup_RegistersRecordedHandlersWhileTheExtensionIsDown(t *testing.T) {
+	name := uniqueName("warm")
+	// Recorded by an earlier run; the extension is gone now.
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: "https://127.0.0.1:1"}, nil)
+	recorded := getExtensionConfig(t, name)
+	recorded.Status.Handlers = []runtimev1.ExtensionHandler{{
+		Name: "discover-variables", RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"},
+		TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail,
+	}}
+	if err := env.Client.Status().Update(context.Background(), recorded); err != nil {
+		t.Fatal(err)
+	}
+
+	h := startController(t, runtimeclient.Options{DiscoveryTimeout: time.Second}, 0)
+	waitFor(t, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
+	if _, ok := h.registry.Get("discover-variables." + name); !ok {
+		t.Fatal("warm-up did not register the recorded handler")
+	}
+	// The background discovery fails, and nothing is lost or crashes.
+	got := waitDiscovered(t, name, metav1.ConditionFalse, "unreachable")
+	if len(got.Status.Handlers) != 1 {
+		t.Errorf("failed discovery changed the recorded handlers: %+v", got.Status.Handlers)
+	}
+	if _, ok := h.registry.Get("discover-variables." + name); !ok {
+		t.Error("failed discovery unregistered the recorded handler")
+	}
+}

@@ -1,0 +1,16 @@
+// Package extensionconfig reconciles Cluster API ExtensionConfigs: it fills
+// spec.clientConfig.caBundle from the Secret named by the
+// runtime.cluster.x-k8s.io/inject-ca-from-secret annotation, runs Discovery
+// against the extension over verified HTTPS, records the handlers in
+// status.handlers with a Discovered condition, and keeps the handler
+// registry in step (register on success, unregister on delete).
+//
+// It never rewrites status that did not change, so a re-discovery that finds
+// the same handlers costs no write and wakes no ClusterClass. A failed
+// discovery keeps the handlers registered and recorded before; the condition
+// says why it failed and controller-runtime's backoff paces the retries.
+//
+// The warm-up runnable registers, at start, the handlers that status already
+// records, without calling any extension, then marks the registry ready. A
+// dead extension therefore never stops the manager from starting.
+package extensionconfig
