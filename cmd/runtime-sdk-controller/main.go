@@ -22,6 +22,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
@@ -95,7 +96,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
 	}
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr)))
+	// Capped so that no --zap-log-level can enable client-go's body dumps,
+	// which would log caBundles and Secret data.
+	ctrl.SetLogger(logcap.Cap(zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr)), logcap.MaxVerbosity))
 
 	if err := serve(ctx, o, stdout); err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", name, oneLine(err))

@@ -1,12 +1,16 @@
 package extensionconfig
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,8 +22,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
@@ -38,13 +44,35 @@ const (
 
 type harness struct {
 	registry *registry.Registry
+	logs     *syncBuffer
+}
+
+// syncBuffer collects the manager's log output at full verbosity.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // startController runs the ExtensionConfig controller in its own manager
 // against the test control plane until the test ends.
 func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration) *harness {
 	t.Helper()
+	logs := &syncBuffer{}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		// As cmd/runtime-sdk-controller does, at the highest verbosity.
+		Logger:                 logcap.Cap(zap.New(zap.WriteTo(logs), zap.Level(zapcore.Level(-10))), logcap.MaxVerbosity),
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -73,7 +101,7 @@ func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery
 			t.Errorf("manager: %v", err)
 		}
 	})
-	return &harness{registry: reg}
+	return &harness{registry: reg, logs: logs}
 }
 
 type extension struct {
@@ -355,7 +383,7 @@ func TestReconcile_FailedRediscoveryKeepsTheLastGoodHandlers(t *testing.T) {
 }
 
 func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
-	startController(t, runtimeclient.Options{}, 0)
+	h := startController(t, runtimeclient.Options{}, 0)
 	ext := startExtension(t)
 	ns := env.Namespace(t, nil)
 	name := uniqueName("inject")
@@ -376,6 +404,24 @@ func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
 	got := waitDiscovered(t, name, metav1.ConditionTrue)
 	if string(got.Spec.ClientConfig.CABundle) != string(ext.ca) {
 		t.Error("caBundle was not injected from the Secret")
+	}
+
+	// Even at the highest verbosity, the CA never reaches the logs, in PEM
+	// or base64 form.
+	logs := h.logs.String()
+	if !strings.Contains(logs, "injected caBundle") {
+		t.Fatal("the verbose log lines were not captured; the check below would prove nothing")
+	}
+	pemBody := strings.Split(string(ext.ca), "\n")[1]
+	for _, leak := range []string{"BEGIN CERTIFICATE", pemBody, base64.StdEncoding.EncodeToString(ext.ca)} {
+		if strings.Contains(logs, leak) {
+			for _, line := range strings.Split(logs, "\n") {
+				if strings.Contains(line, leak) {
+					t.Logf("leaking line: %.600s", line)
+				}
+			}
+			t.Errorf("CA data in the logs: %.40q...", leak)
+		}
 	}
 }
 
