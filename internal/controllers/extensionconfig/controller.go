@@ -212,7 +212,7 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 		return ctrl.Result{}, err
 	}
 	setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionTrue, runtimev1.ExtensionConfigDiscoveredReason, "")
-	log.V(4).Info("discovered", "handlers", len(handlers), "registrationChanged", changed)
+	log.V(4).Info("discovered", "handlers", len(handlers), "changedHandlers", changed)
 	interval := r.RediscoveryInterval
 	if interval <= 0 {
 		interval = DefaultRediscoveryInterval

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -120,33 +121,47 @@ type Registry struct {
 	byConfig map[string][]string
 	ready    bool
 	readyCh  chan struct{}
+
+	subMu       sync.Mutex
+	nextSub     int
+	subscribers map[int]func([]string)
 }
 
 // New returns an empty registry that is not ready.
 func New() *Registry {
-	return &Registry{byName: map[string]Handler{}, byConfig: map[string][]string{}, readyCh: make(chan struct{})}
+	return &Registry{
+		byName:      map[string]Handler{},
+		byConfig:    map[string][]string{},
+		readyCh:     make(chan struct{}),
+		subscribers: map[int]func([]string){},
+	}
 }
 
 // Register replaces every handler of ext's config by those its status
-// records, and reports whether anything changed (a handler added, removed,
-// or with a new fingerprint or selector).
-func (r *Registry) Register(ext *runtimev1.ExtensionConfig) (bool, error) {
+// records, and returns the full names of the handlers that changed: added,
+// removed, or with a new fingerprint or namespaceSelector. Subscribers are
+// told about them after the registry is updated.
+func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]string, error) {
 	handlers, err := HandlersFor(ext)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	previous := r.byConfig[ext.Name]
-	changed := len(previous) != len(handlers)
+	changed := map[string]struct{}{}
+	current := make(map[string]struct{}, len(handlers))
 	for _, h := range handlers {
+		current[h.Name] = struct{}{}
 		old, ok := r.byName[h.Name]
 		if !ok || old.ExtensionConfig != ext.Name || old.Fingerprint != h.Fingerprint ||
 			!equality.Semantic.DeepEqual(old.NamespaceSelector, h.NamespaceSelector) {
-			changed = true
+			changed[h.Name] = struct{}{}
 		}
 	}
 	for _, name := range previous {
+		if _, ok := current[name]; !ok {
+			changed[name] = struct{}{}
+		}
 		delete(r.byName, name)
 	}
 	names := make([]string, 0, len(handlers))
@@ -156,17 +171,62 @@ func (r *Registry) Register(ext *runtimev1.ExtensionConfig) (bool, error) {
 	}
 	sort.Strings(names)
 	r.byConfig[ext.Name] = names
-	return changed, nil
+	r.mu.Unlock()
+
+	return r.notify(changed), nil
 }
 
-// Unregister removes every handler of an ExtensionConfig.
-func (r *Registry) Unregister(extensionConfig string) {
+// Unregister removes every handler of an ExtensionConfig and returns their
+// full names.
+func (r *Registry) Unregister(extensionConfig string) []string {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	removed := map[string]struct{}{}
 	for _, name := range r.byConfig[extensionConfig] {
 		delete(r.byName, name)
+		removed[name] = struct{}{}
 	}
 	delete(r.byConfig, extensionConfig)
+	r.mu.Unlock()
+	return r.notify(removed)
+}
+
+// Subscribe calls fn with the full names of changed handlers after every
+// Register or Unregister that changed something, until ctx ends. fn runs
+// on the caller's goroutine and must not block.
+func (r *Registry) Subscribe(ctx context.Context, fn func(changed []string)) {
+	r.subMu.Lock()
+	id := r.nextSub
+	r.nextSub++
+	r.subscribers[id] = fn
+	r.subMu.Unlock()
+	go func() {
+		<-ctx.Done()
+		r.subMu.Lock()
+		delete(r.subscribers, id)
+		r.subMu.Unlock()
+	}()
+}
+
+// notify sorts the changed names and hands them to every subscriber.
+func (r *Registry) notify(set map[string]struct{}) []string {
+	if len(set) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(set))
+	for name := range set {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	r.subMu.Lock()
+	subscribers := make([]func([]string), 0, len(r.subscribers))
+	for _, fn := range r.subscribers {
+		subscribers = append(subscribers, fn)
+	}
+	r.subMu.Unlock()
+	for _, fn := range subscribers {
+		fn(names)
+	}
+	return names
 }
 
 // Get returns the handler registered under a full name.

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"reflect"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,27 +86,41 @@ func TestFingerprint_ChangesExactlyWhenACallCouldChange(t *testing.T) {
 	}
 }
 
-func TestRegister_ReportsChangesAndReplacesTheConfigsHandlers(t *testing.T) {
+func TestRegister_ReportsChangedHandlersAndNotifiesSubscribers(t *testing.T) {
 	r := New()
+	var notified [][]string
+	r.Subscribe(t.Context(), func(changed []string) { notified = append(notified, changed) })
+
 	ext := extensionConfig("ext")
-	changed, err := r.Register(ext)
-	if err != nil || !changed {
-		t.Fatalf("first register: changed=%v err=%v", changed, err)
+	steps := []struct {
+		name   string
+		mutate func(*runtimev1.ExtensionConfig)
+		want   []string
+	}{
+		{"first registration adds both", func(*runtimev1.ExtensionConfig) {}, []string{"discover.ext", "patch.ext"}},
+		{"same handlers again", func(*runtimev1.ExtensionConfig) {}, nil},
+		{"status conditions only", func(e *runtimev1.ExtensionConfig) {
+			e.Status.Conditions = []metav1.Condition{{Type: "Discovered", Status: metav1.ConditionTrue}}
+		}, nil},
+		{"one handler's timeout", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers[1].TimeoutSeconds = 20 }, []string{"patch.ext"}},
+		{"selector changes both", func(e *runtimev1.ExtensionConfig) {
+			e.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
+		}, []string{"discover.ext", "patch.ext"}},
+		{"handler removed", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers = e.Status.Handlers[:1] }, []string{"patch.ext"}},
 	}
-	if changed, _ := r.Register(ext.DeepCopy()); changed {
-		t.Error("registering the same handlers again reported a change")
-	}
-
-	selector := ext.DeepCopy()
-	selector.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
-	if changed, _ := r.Register(selector); !changed {
-		t.Error("a new namespaceSelector was not reported as a change")
-	}
-
-	removed := selector.DeepCopy()
-	removed.Status.Handlers = removed.Status.Handlers[:1]
-	if changed, _ := r.Register(removed); !changed {
-		t.Error("a removed handler was not reported as a change")
+	var wantNotified [][]string
+	for _, step := range steps {
+		step.mutate(ext)
+		got, err := r.Register(ext.DeepCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, step.want) {
+			t.Errorf("%s: changed = %v, want %v", step.name, got, step.want)
+		}
+		if step.want != nil {
+			wantNotified = append(wantNotified, step.want)
+		}
 	}
 	if _, ok := r.Get("patch.ext"); ok {
 		t.Error("removed handler patch.ext is still registered")
@@ -121,9 +136,18 @@ func TestRegister_ReportsChangesAndReplacesTheConfigsHandlers(t *testing.T) {
 		t.Errorf("ByHook = %+v", got)
 	}
 
-	r.Unregister("ext")
+	if removed := r.Unregister("ext"); !reflect.DeepEqual(removed, []string{"discover.ext"}) {
+		t.Errorf("Unregister returned %v", removed)
+	}
+	wantNotified = append(wantNotified, []string{"discover.ext"})
 	if r.Len() != 0 || len(r.ForConfig("ext")) != 0 {
 		t.Errorf("handlers left after Unregister: %d", r.Len())
+	}
+	if removed := r.Unregister("ext"); removed != nil {
+		t.Errorf("second Unregister returned %v", removed)
+	}
+	if !reflect.DeepEqual(notified, wantNotified) {
+		t.Errorf("subscriber saw %v, want %v", notified, wantNotified)
 	}
 }
 

@@ -1,0 +1,111 @@
+package extensionindex
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// Field names a ClusterClass patch can reference a handler from.
+const (
+	FieldGeneratePatches   = "generatePatchesExtension"
+	FieldValidateTopology  = "validateTopologyExtension"
+	FieldDiscoverVariables = "discoverVariablesExtension"
+)
+
+// Reference is one handler reference in a ClusterClass.
+type Reference struct {
+	// Patch is the name of the patch holding the reference.
+	Patch string
+	// Field is one of the Field* constants.
+	Field string
+	// Handler is the full handler name, `<handler>.<config>`.
+	Handler string
+	// ExtensionConfig is the config part of Handler.
+	ExtensionConfig string
+	// Settings are the patch's external settings.
+	Settings map[string]string
+}
+
+// MalformedReference is a reference whose name is not `<handler>.<config>`.
+type MalformedReference struct {
+	Patch, Field, Value string
+}
+
+func (m MalformedReference) Error() string {
+	return fmt.Sprintf("patch %q: %s %q is not of the form <handler>.<extensionconfig>", m.Patch, m.Field, m.Value)
+}
+
+// References returns every handler reference of a ClusterClass in patch
+// order, and the malformed ones separately.
+func References(cc *clusterv1.ClusterClass) ([]Reference, []MalformedReference) {
+	var refs []Reference
+	var malformed []MalformedReference
+	for _, patch := range cc.Spec.Patches {
+		if patch.External == nil {
+			continue
+		}
+		for _, f := range []struct{ field, value string }{
+			{FieldGeneratePatches, patch.External.GeneratePatchesExtension},
+			{FieldValidateTopology, patch.External.ValidateTopologyExtension},
+			{FieldDiscoverVariables, patch.External.DiscoverVariablesExtension},
+		} {
+			if f.value == "" {
+				continue
+			}
+			config, ok := ExtensionConfigOf(f.value)
+			if !ok {
+				malformed = append(malformed, MalformedReference{Patch: patch.Name, Field: f.field, Value: f.value})
+				continue
+			}
+			refs = append(refs, Reference{
+				Patch: patch.Name, Field: f.field, Handler: f.value, ExtensionConfig: config, Settings: patch.External.Settings,
+			})
+		}
+	}
+	return refs, malformed
+}
+
+// ExtensionConfigOf returns the config part of a full handler name. Handler
+// names have no dot, so the config is everything after the first one.
+func ExtensionConfigOf(fullName string) (string, bool) {
+	handler, config, ok := strings.Cut(fullName, ".")
+	if !ok || handler == "" || config == "" {
+		return "", false
+	}
+	return config, true
+}
+
+// ExtensionConfigNames returns the distinct, sorted config names a
+// ClusterClass references.
+func ExtensionConfigNames(cc *clusterv1.ClusterClass) []string {
+	refs, _ := References(cc)
+	return distinct(refs, func(r Reference) string { return r.ExtensionConfig })
+}
+
+// HandlerNames returns the distinct, sorted full handler names a
+// ClusterClass references.
+func HandlerNames(cc *clusterv1.ClusterClass) []string {
+	refs, _ := References(cc)
+	return distinct(refs, func(r Reference) string { return r.Handler })
+}
+
+func distinct(refs []Reference, key func(Reference) string) []string {
+	if len(refs) == 0 {
+		return nil
+	}
+	seen := make(map[string]struct{}, len(refs))
+	out := make([]string, 0, len(refs))
+	for _, r := range refs {
+		k := key(r)
+		if _, ok := seen[k]; ok {
+			continue
+		}
+		seen[k] = struct{}{}
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
