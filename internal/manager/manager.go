@@ -8,15 +8,19 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // LeaderElectionID names the Lease that instances of the controller compete
@@ -41,6 +45,11 @@ type Options struct {
 	// RediscoveryInterval is how often a healthy ExtensionConfig is
 	// discovered again.
 	RediscoveryInterval time.Duration
+	// VariablesCacheMaxAge expires cached DiscoverVariables answers on top
+	// of invalidation by registration changes; zero keeps them until then.
+	VariablesCacheMaxAge time.Duration
+	// ClusterClassConcurrency is how many ClusterClasses reconcile at once.
+	ClusterClassConcurrency int
 	// SkipControllerNameValidation lets tests run several managers in one
 	// process; controller names are otherwise unique per process.
 	SkipControllerNameValidation bool
@@ -49,7 +58,8 @@ type Options struct {
 // Manager is the assembled manager and the registry its controllers share.
 type Manager struct {
 	ctrl.Manager
-	Registry *registry.Registry
+	Registry       *registry.Registry
+	VariablesCache *clusterclass.VariablesCache
 }
 
 // New builds the manager with its endpoints and controllers, not started.
@@ -108,5 +118,21 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 	if err := extensionConfigs.SetupWithManager(ctx, mgr, controllerOptions); err != nil {
 		return nil, err
 	}
-	return &Manager{Manager: mgr, Registry: reg}, nil
+
+	if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
+		return nil, err
+	}
+	variablesCache := callcache.New[[]clusterv1.ClusterClassVariable](opts.VariablesCacheMaxAge)
+	clusterClasses := &clusterclass.Reconciler{
+		Client:   mgr.GetClient(),
+		Registry: reg,
+		Caller:   runtimeClient,
+		Cache:    variablesCache,
+	}
+	ccOptions := controllerOptions
+	ccOptions.MaxConcurrentReconciles = opts.ClusterClassConcurrency
+	if err := clusterClasses.SetupWithManager(mgr, ccOptions); err != nil {
+		return nil, err
+	}
+	return &Manager{Manager: mgr, Registry: reg, VariablesCache: variablesCache}, nil
 }

@@ -1,0 +1,322 @@
+package clusterclass
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
+	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+)
+
+// Condition reasons beside Cluster API's VariablesReady ones.
+const (
+	// VariableDefinitionsConflictReason: a variable is defined differently
+	// by two sources.
+	VariableDefinitionsConflictReason = "VariableDefinitionsConflict"
+	// PausedReason and NotPausedReason explain the Paused condition.
+	PausedReason    = "Paused"
+	NotPausedReason = "NotPaused"
+)
+
+// HookCaller calls one hook handler; *runtimeclient.Client implements it.
+type HookCaller interface {
+	Call(ctx context.Context, config runtimev1.ClientConfig, hook catalog.GroupVersionHook, handlerName string,
+		timeout time.Duration, settings map[string]string, request runtime.Object, response runtimehooksv1.ResponseObject) error
+}
+
+// VariablesCache is the call cache for DiscoverVariables answers.
+type VariablesCache = callcache.Cache[[]clusterv1.ClusterClassVariable]
+
+// Reconciler reconciles ClusterClasses.
+type Reconciler struct {
+	// Client reads ClusterClasses and Namespace metadata from the cache.
+	Client client.Client
+	// Registry holds the discovered handlers.
+	Registry *registry.Registry
+	// Caller makes DiscoverVariables calls.
+	Caller HookCaller
+	// Cache collapses identical calls.
+	Cache *VariablesCache
+}
+
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+
+// SetupWithManager registers the controller. The ClusterClass indexes of
+// extensionindex must already be registered.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Options) error {
+	reader := mgr.GetCache()
+	registryChanges := source.Func(func(ctx context.Context, queue workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		r.Registry.Subscribe(ctx, func(changed []string) {
+			// Answers cached under a changed or removed registration are
+			// never valid again; dropping them keeps the cache bounded.
+			r.Cache.Forget(changed...)
+			requests, err := extensionindex.ClusterClassesReferencing(ctx, reader, extensionindex.ByHandler, changed...)
+			if err != nil {
+				ctrl.LoggerFrom(ctx).Error(err, "map changed handlers to ClusterClasses", "handlers", changed)
+				return
+			}
+			for _, req := range requests {
+				queue.Add(req)
+			}
+		})
+		return nil
+	})
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("clusterclass").
+		WithOptions(options).
+		// Our own status writes change neither generation nor annotations.
+		For(&clusterv1.ClusterClass{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		WatchesRawSource(registryChanges).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("build clusterclass controller: %w", err)
+	}
+	return nil
+}
+
+// Reconcile publishes a ClusterClass's variables.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	cc := &clusterv1.ClusterClass{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cc); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	// Before warm-up, an unregistered handler may only be not loaded yet.
+	select {
+	case <-r.Registry.Ready():
+	case <-ctx.Done():
+		return ctrl.Result{}, ctx.Err()
+	}
+
+	before := cc.DeepCopy()
+	defer func() {
+		if err := r.patchStatus(ctx, before, cc); err != nil {
+			reterr = errors.Join(reterr, err)
+		}
+	}()
+
+	if _, paused := cc.Annotations[clusterv1.PausedAnnotation]; paused {
+		setCondition(cc, clusterv1.PausedCondition, metav1.ConditionTrue, PausedReason, "Reconciliation is paused by the "+clusterv1.PausedAnnotation+" annotation")
+		return ctrl.Result{}, nil
+	}
+	setCondition(cc, clusterv1.PausedCondition, metav1.ConditionFalse, NotPausedReason, "")
+	return r.reconcileVariables(ctx, cc)
+}
+
+func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.ClusterClass) (ctrl.Result, error) {
+	sources := []variableSource{{from: clusterv1.VariableDefinitionFromInline, variables: cc.Spec.Variables}}
+	var failures []string
+	var retry error
+	for _, patch := range cc.Spec.Patches {
+		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" {
+			continue
+		}
+		vars, err := r.discover(ctx, cc.Namespace, patch)
+		if err != nil {
+			failures = append(failures, fmt.Sprintf("patch %q (%s): %v", patch.Name, patch.External.DiscoverVariablesExtension, err))
+			var callErr *callError
+			if errors.As(err, &callErr) {
+				retry = err
+			}
+			continue
+		}
+		sources = append(sources, variableSource{from: patch.Name, variables: vars})
+	}
+	if len(failures) > 0 {
+		// Keep the last good status.variables: a partial answer would make
+		// Clusters fail validation against variables that still exist.
+		setCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionFalse,
+			clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
+			"Variable discovery failed, keeping the last known variables: "+strings.Join(failures, "; "))
+		// Extension failures are retried with backoff; a missing or
+		// inadmissible handler waits for the registry or Namespace to change.
+		return ctrl.Result{}, retry
+	}
+
+	variables, conflicts := mergeVariables(sources)
+	cc.Status.Variables = variables
+	if len(conflicts) > 0 {
+		setCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionFalse, VariableDefinitionsConflictReason,
+			"Variables defined differently by several sources: "+strings.Join(conflicts, "; "))
+		return ctrl.Result{}, nil
+	}
+	setCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason, "")
+	cc.Status.ObservedGeneration = cc.Generation
+	return ctrl.Result{}, nil
+}
+
+// callError marks a failure of the extension itself (worth retrying), as
+// opposed to a handler that is not registered or not admitted.
+type callError struct{ err error }
+
+func (e *callError) Error() string { return e.err.Error() }
+func (e *callError) Unwrap() error { return e.err }
+
+// discover returns the variables one patch's DiscoverVariables handler
+// declares, from the cache when the same registration and settings were
+// asked before.
+func (r *Reconciler) discover(ctx context.Context, namespace string, patch clusterv1.ClusterClassPatch) ([]clusterv1.ClusterClassVariable, error) {
+	name := patch.External.DiscoverVariablesExtension
+	handler, ok := r.Registry.Get(name)
+	if !ok {
+		config, valid := extensionindex.ExtensionConfigOf(name)
+		if !valid {
+			return nil, errors.New("handler name is not of the form <handler>.<extensionconfig>")
+		}
+		return nil, fmt.Errorf("handler is not registered: ExtensionConfig %q does not exist or has not discovered it", config)
+	}
+	if handler.Hook.Hook != "DiscoverVariables" {
+		return nil, fmt.Errorf("handler serves %s, not DiscoverVariables", handler.Hook.Hook)
+	}
+	admitted, err := r.admitted(ctx, namespace, handler)
+	if err != nil {
+		return nil, err
+	}
+	if !admitted {
+		return nil, fmt.Errorf("namespace %q is not admitted by the namespaceSelector of ExtensionConfig %q: no call made", namespace, handler.ExtensionConfig)
+	}
+
+	effective := runtimeclient.MergeSettings(handler.Settings, patch.External.Settings)
+	vars, outcome, err := r.Cache.Get(ctx, handler.Name, handler.Fingerprint, effective,
+		func(ctx context.Context) ([]clusterv1.ClusterClassVariable, error) {
+			request := &runtimehooksv1.DiscoverVariablesRequest{}
+			request.Settings = patch.External.Settings
+			response := &runtimehooksv1.DiscoverVariablesResponse{}
+			timeout := time.Duration(handler.TimeoutSeconds) * time.Second
+			if err := r.Caller.Call(ctx, handler.ClientConfig, handler.Hook, handler.HandlerName, timeout, handler.Settings, request, response); err != nil {
+				return nil, err
+			}
+			return response.Variables, nil
+		})
+	ctrl.LoggerFrom(ctx).V(4).Info("discover variables", "handler", handler.Name, "outcome", outcome)
+	if err != nil {
+		return nil, &callError{err: err}
+	}
+	return vars, nil
+}
+
+// admitted checks the handler's namespaceSelector against the namespace's
+// labels, read from the metadata cache.
+func (r *Reconciler) admitted(ctx context.Context, namespace string, handler registry.Handler) (bool, error) {
+	if handler.NamespaceSelector == nil {
+		return true, nil
+	}
+	ns := &metav1.PartialObjectMetadata{}
+	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
+		return false, fmt.Errorf("read namespace %q: %w", namespace, err)
+	}
+	admitted, err := extensionindex.Admits(handler.NamespaceSelector, ns.Labels)
+	if err != nil {
+		return false, fmt.Errorf("ExtensionConfig %q: %w", handler.ExtensionConfig, err)
+	}
+	return admitted, nil
+}
+
+type variableSource struct {
+	from      string
+	variables []clusterv1.ClusterClassVariable
+}
+
+// mergeVariables builds status.variables: one entry per variable name,
+// sorted by name, with a definition per source in source order (inline
+// first, then patches), and the names whose definitions differ.
+func mergeVariables(sources []variableSource) ([]clusterv1.ClusterClassStatusVariable, []string) {
+	byName := map[string]*clusterv1.ClusterClassStatusVariable{}
+	for _, src := range sources {
+		for _, v := range src.variables {
+			sv, ok := byName[v.Name]
+			if !ok {
+				sv = &clusterv1.ClusterClassStatusVariable{Name: v.Name}
+				byName[v.Name] = sv
+			}
+			sv.Definitions = append(sv.Definitions, clusterv1.ClusterClassStatusVariableDefinition{
+				From:                      src.from,
+				Required:                  v.Required,
+				DeprecatedV1Beta1Metadata: *v.DeprecatedV1Beta1Metadata.DeepCopy(),
+				Schema:                    *v.Schema.DeepCopy(),
+			})
+		}
+	}
+	names := make([]string, 0, len(byName))
+	for name := range byName {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	variables := make([]clusterv1.ClusterClassStatusVariable, 0, len(names))
+	var conflicts []string
+	for _, name := range names {
+		sv := byName[name]
+		conflict := false
+		first := sv.Definitions[0]
+		for _, d := range sv.Definitions[1:] {
+			if ptr.Deref(d.Required, false) != ptr.Deref(first.Required, false) ||
+				!equality.Semantic.DeepEqual(d.Schema, first.Schema) ||
+				!equality.Semantic.DeepEqual(d.DeprecatedV1Beta1Metadata, first.DeprecatedV1Beta1Metadata) {
+				conflict = true
+			}
+		}
+		sv.DefinitionsConflict = ptr.To(conflict)
+		if conflict {
+			froms := make([]string, 0, len(sv.Definitions))
+			for _, d := range sv.Definitions {
+				froms = append(froms, d.From)
+			}
+			conflicts = append(conflicts, fmt.Sprintf("%q (from %s)", name, strings.Join(froms, ", ")))
+		}
+		variables = append(variables, *sv)
+	}
+	return variables, conflicts
+}
+
+// patchStatus writes status only when it changed.
+func (r *Reconciler) patchStatus(ctx context.Context, before, after *clusterv1.ClusterClass) error {
+	if equality.Semantic.DeepEqual(before.Status, after.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Patch(ctx, after, client.MergeFrom(before)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("patch status of ClusterClass %s/%s: %w", after.Namespace, after.Name, err)
+	}
+	return nil
+}
+
+func setCondition(cc *clusterv1.ClusterClass, condType string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&cc.Status.Conditions, metav1.Condition{
+		Type:               condType,
+		Status:             status,
+		Reason:             reason,
+		Message:            message,
+		ObservedGeneration: cc.Generation,
+	})
+}

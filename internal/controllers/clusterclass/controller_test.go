@@ -1,0 +1,337 @@
+package clusterclass_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+const (
+	eventually        = 60 * time.Second
+	discoverVariables = "DiscoverVariables/" + sampleextension.DiscoverVariablesHandler
+)
+
+// startManager runs the whole manager (both controllers, shared registry and
+// call cache) as the binary wires it, until the test ends.
+func startManager(t *testing.T) *manager.Manager {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr, err := manager.New(ctx, env.Config, manager.Options{
+		MetricsBindAddress:           "0",
+		HealthProbeBindAddress:       "0",
+		ClusterClassConcurrency:      20,
+		SkipControllerNameValidation: true,
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	return mgr
+}
+
+type extension struct {
+	server *sampleextension.Server
+	url    string
+	ca     []byte
+}
+
+func startExtension(t *testing.T, vars ...clusterv1.ClusterClassVariable) *extension {
+	t.Helper()
+	s := sampleextension.New(sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
+		sampleextension.DiscoverVariablesHandler: vars,
+	}})
+	url, ca, stop, err := sampleextension.StartTLS(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return &extension{server: s, url: url, ca: ca}
+}
+
+func createExtensionConfig(t *testing.T, e *extension, selector *metav1.LabelSelector) string {
+	t.Helper()
+	name := "ext-" + rand.String(6)
+	ext := &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig:      runtimev1.ClientConfig{URL: e.url, CABundle: e.ca},
+			NamespaceSelector: selector,
+		},
+	}
+	if err := env.Client.Create(context.Background(), ext); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ext) })
+	return name
+}
+
+func stringVariable(name string, required bool) clusterv1.ClusterClassVariable {
+	return clusterv1.ClusterClassVariable{
+		Name:     name,
+		Required: ptr.To(required),
+		Schema:   clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}},
+	}
+}
+
+func newClusterClass(namespace, name, extensionConfig string, inline ...clusterv1.ClusterClassVariable) *clusterv1.ClusterClass {
+	return &clusterv1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: clusterv1.ClusterClassSpec{
+			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
+				APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "infra",
+			}},
+			ControlPlane: clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
+				APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "cp",
+			}},
+			Variables: inline,
+			Patches: []clusterv1.ClusterClassPatch{{
+				Name: "external",
+				External: &clusterv1.ExternalPatchDefinition{
+					DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + extensionConfig,
+					Settings:                   map[string]string{"flavour": "test"},
+				},
+			}},
+		},
+	}
+}
+
+func create(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := env.Client.Create(context.Background(), obj); err != nil {
+		t.Fatalf("create %s: %v", obj.GetName(), err)
+	}
+}
+
+func get(t *testing.T, namespace, name string) *clusterv1.ClusterClass {
+	t.Helper()
+	cc := &clusterv1.ClusterClass{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, cc); err != nil {
+		t.Fatal(err)
+	}
+	return cc
+}
+
+func waitFor(t *testing.T, what string, check func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(eventually)
+	for {
+		ok, why := check()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s: %s", what, eventually, why)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func waitVariablesReady(t *testing.T, namespace, name string, status metav1.ConditionStatus, reason string, messageParts ...string) *clusterv1.ClusterClass {
+	t.Helper()
+	var cc *clusterv1.ClusterClass
+	waitFor(t, fmt.Sprintf("%s/%s VariablesReady=%s", namespace, name, status), func() (bool, string) {
+		cc = get(t, namespace, name)
+		c := meta.FindStatusCondition(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
+		if c == nil {
+			return false, "no condition"
+		}
+		if c.Status != status || c.Reason != reason {
+			return false, fmt.Sprintf("%s/%s: %s", c.Status, c.Reason, c.Message)
+		}
+		for _, part := range messageParts {
+			if !strings.Contains(c.Message, part) {
+				return false, "message lacks " + part + ": " + c.Message
+			}
+		}
+		return true, ""
+	})
+	return cc
+}
+
+func variableNames(cc *clusterv1.ClusterClass) string {
+	var parts []string
+	for _, v := range cc.Status.Variables {
+		var froms []string
+		for _, d := range v.Definitions {
+			froms = append(froms, d.From)
+		}
+		parts = append(parts, v.Name+"<"+strings.Join(froms, ",")+">")
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestReconcile_PublishesInlineAndDiscoveredVariablesEvenWhenTheConfigComesLater(t *testing.T) {
+	startManager(t)
+	ext := startExtension(t, stringVariable("size", true), stringVariable("region", false))
+	ns := env.Namespace(t, nil)
+
+	// The ClusterClass names a config that does not exist yet.
+	name := "ext-later-" + rand.String(6)
+	create(t, newClusterClass(ns, "cc", name, stringVariable("zone", false)))
+	waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
+		`patch "external"`, sampleextension.DiscoverVariablesHandler+"."+name, "not registered")
+
+	config := &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca}},
+	}
+	create(t, config)
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), config) })
+
+	cc := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	if got, want := variableNames(cc), "region<external> size<external> zone<inline>"; got != want {
+		t.Errorf("status.variables = %s, want %s", got, want)
+	}
+	for _, v := range cc.Status.Variables {
+		if v.DefinitionsConflict == nil || *v.DefinitionsConflict {
+			t.Errorf("%s: definitionsConflict = %v, want false", v.Name, v.DefinitionsConflict)
+		}
+	}
+	if cc.Status.ObservedGeneration != cc.Generation {
+		t.Errorf("observedGeneration %d, generation %d", cc.Status.ObservedGeneration, cc.Generation)
+	}
+}
+
+func TestReconcile_FlagsConflictingDefinitions(t *testing.T) {
+	startManager(t)
+	ext := startExtension(t, stringVariable("region", true))
+	config := createExtensionConfig(t, ext, nil)
+	ns := env.Namespace(t, nil)
+	inline := clusterv1.ClusterClassVariable{
+		Name: "region", Required: ptr.To(true),
+		Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "integer"}},
+	}
+	create(t, newClusterClass(ns, "cc", config, inline))
+
+	cc := waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterclass.VariableDefinitionsConflictReason, `"region" (from inline, external)`)
+	if len(cc.Status.Variables) != 1 || !ptr.Deref(cc.Status.Variables[0].DefinitionsConflict, false) {
+		t.Errorf("status.variables = %+v, want region flagged as conflicting", cc.Status.Variables)
+	}
+	if cc.Status.ObservedGeneration == cc.Generation {
+		t.Error("observedGeneration advanced although the variables conflict")
+	}
+}
+
+func TestReconcile_FailedDiscoveryKeepsTheLastGoodVariablesThenFollowsTheExtension(t *testing.T) {
+	startManager(t)
+	ext := startExtension(t, stringVariable("size", true))
+	config := createExtensionConfig(t, ext, nil)
+	ns := env.Namespace(t, nil)
+	create(t, newClusterClass(ns, "cc", config))
+	good := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+
+	// The extension breaks, and its registration changes so the cached
+	// answer no longer applies.
+	ext.server.SetFaults(discoverVariables, sampleextension.Faults{ErrorRate: 1})
+	setSettings(t, config, map[string]string{"generation": "2"})
+	failed := waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
+		`patch "external"`, sampleextension.DiscoverVariablesHandler+"."+config, "HTTP 500", "keeping the last known variables")
+	if got, want := variableNames(failed), variableNames(good); got != want {
+		t.Errorf("a failed discovery changed status.variables from %s to %s", want, got)
+	}
+
+	// It heals with a new answer: backoff retries pick it up.
+	ext.server.SetVariables(sampleextension.DiscoverVariablesHandler, []clusterv1.ClusterClassVariable{stringVariable("size", true), stringVariable("colour", false)})
+	ext.server.ResetFaults()
+	healed := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	if got, want := variableNames(healed), "colour<external> size<external>"; got != want {
+		t.Errorf("after healing status.variables = %s, want %s", got, want)
+	}
+}
+
+func TestReconcile_NamespaceNotAdmittedMakesNoCall(t *testing.T) {
+	startManager(t)
+	ext := startExtension(t, stringVariable("size", true))
+	config := createExtensionConfig(t, ext, &metav1.LabelSelector{MatchLabels: map[string]string{"runtime-sdk": "allowed"}})
+	ns := env.Namespace(t, map[string]string{"runtime-sdk": "denied"})
+	create(t, newClusterClass(ns, "cc", config))
+
+	waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
+		fmt.Sprintf("namespace %q is not admitted", ns), config, "no call made")
+	if calls := ext.server.Calls()[discoverVariables]; calls != 0 {
+		t.Errorf("%d DiscoverVariables calls for a namespace the selector rejects", calls)
+	}
+}
+
+func TestReconcile_TwoHundredClusterClassesSharingAHandlerCostOneCallPerRegistration(t *testing.T) {
+	ext := startExtension(t, stringVariable("size", true))
+	config := createExtensionConfig(t, ext, nil)
+	ns := env.Namespace(t, nil)
+	const n = 200
+	for i := range n {
+		create(t, newClusterClass(ns, fmt.Sprintf("cc-%03d", i), config))
+	}
+	// Started after the objects exist, so the initial sync hands all 200
+	// to 20 concurrent workers at once.
+	startManager(t)
+	waitAll := func(want string) {
+		waitFor(t, fmt.Sprintf("all %d ClusterClasses publish %s", n, want), func() (bool, string) {
+			list := &clusterv1.ClusterClassList{}
+			if err := env.Client.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+				return false, err.Error()
+			}
+			done := 0
+			for i := range list.Items {
+				c := meta.FindStatusCondition(list.Items[i].Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
+				if c != nil && c.Status == metav1.ConditionTrue && variableNames(&list.Items[i]) == want {
+					done++
+				}
+			}
+			return done == n, fmt.Sprintf("%d of %d", done, n)
+		})
+	}
+	waitAll("size<external>")
+	if calls := ext.server.Calls()[discoverVariables]; calls != 1 {
+		t.Fatalf("%d DiscoverVariables calls for %d ClusterClasses with one handler and settings, want 1", calls, n)
+	}
+
+	ext.server.SetVariables(sampleextension.DiscoverVariablesHandler, []clusterv1.ClusterClassVariable{stringVariable("size", true), stringVariable("zone", false)})
+	setSettings(t, config, map[string]string{"revision": "2"})
+	waitAll("size<external> zone<external>")
+	if calls := ext.server.Calls()[discoverVariables]; calls != 2 {
+		t.Fatalf("%d DiscoverVariables calls after one registration change, want 2", calls)
+	}
+}
+
+// setSettings changes an ExtensionConfig's spec.settings, which changes the
+// fingerprint of every handler it registers.
+func setSettings(t *testing.T, name string, settings map[string]string) {
+	t.Helper()
+	ext := &runtimev1.ExtensionConfig{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, ext); err != nil {
+		t.Fatal(err)
+	}
+	ext.Spec.Settings = settings
+	if err := env.Client.Update(context.Background(), ext); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,16 @@
+// Package clusterclass reconciles ClusterClasses: it publishes in
+// status.variables the inline spec.variables and the variables each
+// external patch's discoverVariablesExtension returns, each definition
+// naming where it came from, flags conflicting definitions, and reports a
+// VariablesReady condition.
+//
+// A failed or partial discovery never wipes what was published: the last
+// good status.variables stay, and the condition names the failing patch and
+// handler. DiscoverVariables calls go through a cache keyed by the handler's
+// registry fingerprint and the effective settings, so ClusterClasses sharing
+// an extension and settings cost one call per registration change.
+//
+// ClusterClasses are reconciled when they change and when the registry
+// reports that a handler they reference was added, changed or removed,
+// found through the extensionindex indexes rather than a scan.
+package clusterclass

@@ -1,0 +1,13 @@
+// Package callcache collapses Runtime Extension calls whose answer cannot
+// differ.
+//
+// A DiscoverVariables answer depends only on the handler's registration
+// (captured by its registry fingerprint) and the effective settings of the
+// request. Calls with the same (handler, fingerprint, settings) share one
+// HTTP request while in flight (singleflight) and reuse its answer
+// afterwards. An entry is dropped as soon as its handler's fingerprint
+// changes or the handler is forgotten (unregistered), and optionally after a
+// maximum age, so the cache never outlives the registration it was built
+// from and holds nothing for handlers that are gone. Failures are not kept:
+// the next reconcile asks again.
+package callcache

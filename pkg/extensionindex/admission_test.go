@@ -1,0 +1,31 @@
+package extensionindex
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestAdmits(t *testing.T) {
+	team := map[string]string{"team": "a"}
+	tests := []struct {
+		name     string
+		selector *metav1.LabelSelector
+		labels   map[string]string
+		want     bool
+		wantErr  bool
+	}{
+		{name: "nil admits all", selector: nil, labels: nil, want: true},
+		{name: "empty admits all", selector: &metav1.LabelSelector{}, labels: nil, want: true},
+		{name: "match", selector: &metav1.LabelSelector{MatchLabels: team}, labels: team, want: true},
+		{name: "no match", selector: &metav1.LabelSelector{MatchLabels: team}, labels: map[string]string{"team": "b"}, want: false},
+		{name: "expression", selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"b"}}}}, labels: team, want: true},
+		{name: "invalid operator", selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: "Sometimes"}}}, wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := Admits(tt.selector, tt.labels)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("%s: Admits = %v, %v; want %v (error %v)", tt.name, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
