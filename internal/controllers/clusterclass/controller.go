@@ -14,20 +14,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
@@ -63,6 +60,9 @@ type Reconciler struct {
 	Caller HookCaller
 	// Cache collapses identical calls.
 	Cache *VariablesCache
+	// AfterReconcile, when set, is called after every reconcile; tests and
+	// the load tool count reconciles per ClusterClass with it.
+	AfterReconcile func(reconcile.Request)
 }
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
@@ -70,32 +70,16 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // SetupWithManager registers the controller. The ClusterClass indexes of
-// extensionindex must already be registered.
+// extensionindex must already be registered with the manager.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Options) error {
-	reader := mgr.GetCache()
-	registryChanges := source.Func(func(ctx context.Context, queue workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-		r.Registry.Subscribe(ctx, func(changed []string) {
-			// Answers cached under a changed or removed registration are
-			// never valid again; dropping them keeps the cache bounded.
-			r.Cache.Forget(changed...)
-			requests, err := extensionindex.ClusterClassesReferencing(ctx, reader, extensionindex.ByHandler, changed...)
-			if err != nil {
-				ctrl.LoggerFrom(ctx).Error(err, "map changed handlers to ClusterClasses", "handlers", changed)
-				return
-			}
-			for _, req := range requests {
-				queue.Add(req)
-			}
-		})
-		return nil
-	})
+	metrics.Register()
+	mapper := extensionindex.Mapper{Reader: mgr.GetCache()}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("clusterclass").
 		WithOptions(options).
-		// Our own status writes change neither generation nor annotations.
-		For(&clusterv1.ClusterClass{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		WatchesRawSource(registryChanges).
+		WatchesRawSource(clusterClassSource(mgr.GetCache(), &indexSizes{})).
+		WatchesRawSource(r.registrySource(mapper)).
+		WatchesRawSource(r.namespaceSource(mgr.GetCache(), mapper)).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build clusterclass controller: %w", err)
@@ -105,6 +89,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Optio
 
 // Reconcile publishes a ClusterClass's variables.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	if r.AfterReconcile != nil {
+		defer r.AfterReconcile(req)
+	}
 	cc := &clusterv1.ClusterClass{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -128,6 +115,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, nil
 	}
 	setCondition(cc, clusterv1.PausedCondition, metav1.ConditionFalse, NotPausedReason, "")
+	if err := r.reconcileExtensionsResolved(ctx, cc); err != nil {
+		return ctrl.Result{}, err
+	}
 	return r.reconcileVariables(ctx, cc)
 }
 
@@ -205,6 +195,7 @@ func (r *Reconciler) discover(ctx context.Context, namespace string, patch clust
 	}
 
 	effective := runtimeclient.MergeSettings(handler.Settings, patch.External.Settings)
+	started := time.Now()
 	vars, outcome, err := r.Cache.Get(ctx, handler.Name, handler.Fingerprint, effective,
 		func(ctx context.Context) ([]clusterv1.ClusterClassVariable, error) {
 			request := &runtimehooksv1.DiscoverVariablesRequest{}
@@ -217,10 +208,25 @@ func (r *Reconciler) discover(ctx context.Context, namespace string, patch clust
 			return response.Variables, nil
 		})
 	ctrl.LoggerFrom(ctx).V(4).Info("discover variables", "handler", handler.Name, "outcome", outcome)
+	metrics.ObserveCall("DiscoverVariables", handler.Name, callOutcome(outcome, err), started)
+	metrics.VariablesCacheEntries.Set(float64(r.Cache.Len()))
 	if err != nil {
 		return nil, &callError{err: err}
 	}
 	return vars, nil
+}
+
+func callOutcome(outcome callcache.Outcome, err error) string {
+	switch {
+	case outcome == callcache.Hit:
+		return metrics.CallCacheHit
+	case outcome == callcache.Shared:
+		return metrics.CallShared
+	case err != nil:
+		return metrics.CallError
+	default:
+		return metrics.CallSuccess
+	}
 }
 
 // admitted checks the handler's namespaceSelector against the namespace's

@@ -63,12 +63,17 @@ func (c *Cache[V]) Get(ctx context.Context, handler, fingerprint string, setting
 	// The shared call must not die with whichever caller started it; the
 	// call bounds itself with the handler's timeout.
 	shared := context.WithoutCancel(ctx)
-	result, err, wasShared := c.group.Do(flightKey, func() (any, error) {
+	// Only the caller whose function ran made (or found) the answer;
+	// singleflight reports "shared" to that caller too.
+	outcome := Shared
+	result, err, _ := c.group.Do(flightKey, func() (any, error) {
 		// A caller that lost the race to the previous flight finds its
 		// answer stored here.
 		if v, ok := c.lookup(handler, fingerprint, settingsKey); ok {
+			outcome = Hit
 			return v, nil
 		}
+		outcome = Called
 		v, err := call(shared)
 		if err != nil {
 			return v, err
@@ -76,10 +81,6 @@ func (c *Cache[V]) Get(ctx context.Context, handler, fingerprint string, setting
 		c.store(handler, fingerprint, settingsKey, v)
 		return v, nil
 	})
-	outcome := Called
-	if wasShared {
-		outcome = Shared
-	}
 	v, _ := result.(V)
 	return v, outcome, err
 }

@@ -21,14 +21,17 @@ func TestGet_ConcurrentCallersShareOneCall(t *testing.T) {
 	const callers = 200
 	var wg sync.WaitGroup
 	results := make(chan string, callers)
+	var outcomes sync.Map
 	for range callers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, _, err := c.Get(context.Background(), "vars.ext", "fp1", map[string]string{"a": "1", "b": "2"}, call)
+			v, outcome, err := c.Get(context.Background(), "vars.ext", "fp1", map[string]string{"a": "1", "b": "2"}, call)
 			if err != nil {
 				t.Error(err)
 			}
+			n, _ := outcomes.LoadOrStore(outcome, new(atomic.Int64))
+			n.(*atomic.Int64).Add(1)
 			results <- v
 		}()
 	}
@@ -47,6 +50,16 @@ func TestGet_ConcurrentCallersShareOneCall(t *testing.T) {
 	}
 	if got := calls.Load(); got != 1 {
 		t.Fatalf("%d calls for %d concurrent callers, want 1", got, callers)
+	}
+	count := func(o Outcome) int64 {
+		n, ok := outcomes.Load(o)
+		if !ok {
+			return 0
+		}
+		return n.(*atomic.Int64).Load()
+	}
+	if count(Called) != 1 || count(Called)+count(Shared)+count(Hit) != callers {
+		t.Errorf("outcomes: called %d, shared %d, hit %d; want exactly one caller to report the call", count(Called), count(Shared), count(Hit))
 	}
 	// Later callers with the same settings in another order hit the cache.
 	if _, outcome, _ := c.Get(context.Background(), "vars.ext", "fp1", map[string]string{"b": "2", "a": "1"}, call); outcome != Hit {

@@ -2,20 +2,18 @@ package registry
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"sort"
 	"strings"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // Handler is one registered handler of one ExtensionConfig.
@@ -77,41 +75,10 @@ func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, error) {
 			Settings:          maps.Clone(ext.Spec.Settings),
 			NamespaceSelector: ext.Spec.NamespaceSelector.DeepCopy(),
 		}
-		handler.Fingerprint = fingerprint(handler)
+		handler.Fingerprint = extensionindex.Fingerprint(ext.Spec.ClientConfig, ext.Spec.Settings, h)
 		handlers = append(handlers, handler)
 	}
 	return handlers, nil
-}
-
-// fingerprint hashes every input of a call: where it goes (endpoint, path
-// from hook and handler name), whom it trusts (CA bundle), how long it may
-// take and what a failure means (timeout, failure policy), and the default
-// settings. The namespaceSelector is left out on purpose: it decides whether
-// a ClusterClass may call, not what the call returns.
-func fingerprint(h Handler) string {
-	ca := sha256.Sum256(h.ClientConfig.CABundle)
-	input := struct {
-		URL           string                     `json:"url,omitempty"`
-		Service       runtimev1.ServiceReference `json:"service,omitempty"`
-		CA            string                     `json:"ca"`
-		Hook          catalog.GroupVersionHook   `json:"hook"`
-		Handler       string                     `json:"handler"`
-		Timeout       int32                      `json:"timeout"`
-		FailurePolicy runtimev1.FailurePolicy    `json:"failurePolicy"`
-		Settings      map[string]string          `json:"settings,omitempty"`
-	}{
-		URL:           h.ClientConfig.URL,
-		Service:       h.ClientConfig.Service,
-		CA:            hex.EncodeToString(ca[:]),
-		Hook:          h.Hook,
-		Handler:       h.HandlerName,
-		Timeout:       h.TimeoutSeconds,
-		FailurePolicy: h.FailurePolicy,
-		Settings:      h.Settings, // encoding/json sorts map keys: stable
-	}
-	data, _ := json.Marshal(input) // plain strings and ints: cannot fail
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:16])
 }
 
 // Registry is the set of registered handlers. It is safe for concurrent use.
@@ -124,7 +91,7 @@ type Registry struct {
 
 	subMu       sync.Mutex
 	nextSub     int
-	subscribers map[int]func([]string)
+	subscribers map[int]func([]extensionindex.Change)
 }
 
 // New returns an empty registry that is not ready.
@@ -133,35 +100,22 @@ func New() *Registry {
 		byName:      map[string]Handler{},
 		byConfig:    map[string][]string{},
 		readyCh:     make(chan struct{}),
-		subscribers: map[int]func([]string){},
+		subscribers: map[int]func([]extensionindex.Change){},
 	}
 }
 
 // Register replaces every handler of ext's config by those its status
-// records, and returns the full names of the handlers that changed: added,
-// removed, or with a new fingerprint or namespaceSelector. Subscribers are
-// told about them after the registry is updated.
-func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]string, error) {
+// records, and returns the changes a ClusterClass can observe (handlers
+// added, removed, with a new fingerprint or a new namespaceSelector).
+// Subscribers are told about them once the registry is updated.
+func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]extensionindex.Change, error) {
 	handlers, err := HandlersFor(ext)
 	if err != nil {
 		return nil, err
 	}
 	r.mu.Lock()
-	previous := r.byConfig[ext.Name]
-	changed := map[string]struct{}{}
-	current := make(map[string]struct{}, len(handlers))
-	for _, h := range handlers {
-		current[h.Name] = struct{}{}
-		old, ok := r.byName[h.Name]
-		if !ok || old.ExtensionConfig != ext.Name || old.Fingerprint != h.Fingerprint ||
-			!equality.Semantic.DeepEqual(old.NamespaceSelector, h.NamespaceSelector) {
-			changed[h.Name] = struct{}{}
-		}
-	}
-	for _, name := range previous {
-		if _, ok := current[name]; !ok {
-			changed[name] = struct{}{}
-		}
+	before := r.statesOf(ext.Name)
+	for _, name := range r.byConfig[ext.Name] {
 		delete(r.byName, name)
 	}
 	names := make([]string, 0, len(handlers))
@@ -171,29 +125,41 @@ func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]string, error) {
 	}
 	sort.Strings(names)
 	r.byConfig[ext.Name] = names
+	after := r.statesOf(ext.Name)
 	r.mu.Unlock()
-
-	return r.notify(changed), nil
+	return r.notify(extensionindex.Diff(before, after)), nil
 }
 
-// Unregister removes every handler of an ExtensionConfig and returns their
-// full names.
-func (r *Registry) Unregister(extensionConfig string) []string {
+// Unregister removes every handler of an ExtensionConfig and returns the
+// removals.
+func (r *Registry) Unregister(extensionConfig string) []extensionindex.Change {
 	r.mu.Lock()
-	removed := map[string]struct{}{}
+	before := r.statesOf(extensionConfig)
 	for _, name := range r.byConfig[extensionConfig] {
 		delete(r.byName, name)
-		removed[name] = struct{}{}
 	}
 	delete(r.byConfig, extensionConfig)
 	r.mu.Unlock()
-	return r.notify(removed)
+	return r.notify(extensionindex.Diff(before, nil))
 }
 
-// Subscribe calls fn with the full names of changed handlers after every
-// Register or Unregister that changed something, until ctx ends. fn runs
-// on the caller's goroutine and must not block.
-func (r *Registry) Subscribe(ctx context.Context, fn func(changed []string)) {
+// statesOf returns the mapping's view of a config's handlers; r.mu is held.
+func (r *Registry) statesOf(extensionConfig string) []extensionindex.HandlerState {
+	names := r.byConfig[extensionConfig]
+	states := make([]extensionindex.HandlerState, 0, len(names))
+	for _, name := range names {
+		h := r.byName[name]
+		states = append(states, extensionindex.HandlerState{
+			Name: h.Name, ExtensionConfig: h.ExtensionConfig, Fingerprint: h.Fingerprint, NamespaceSelector: h.NamespaceSelector,
+		})
+	}
+	return states
+}
+
+// Subscribe calls fn with the changes of every Register or Unregister that
+// changed something, until ctx ends. fn runs on the caller's goroutine and
+// must not block.
+func (r *Registry) Subscribe(ctx context.Context, fn func(changes []extensionindex.Change)) {
 	r.subMu.Lock()
 	id := r.nextSub
 	r.nextSub++
@@ -207,26 +173,33 @@ func (r *Registry) Subscribe(ctx context.Context, fn func(changed []string)) {
 	}()
 }
 
-// notify sorts the changed names and hands them to every subscriber.
-func (r *Registry) notify(set map[string]struct{}) []string {
-	if len(set) == 0 {
+// notify hands changes to every subscriber and returns them.
+func (r *Registry) notify(changes []extensionindex.Change) []extensionindex.Change {
+	if len(changes) == 0 {
 		return nil
 	}
-	names := make([]string, 0, len(set))
-	for name := range set {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	r.subMu.Lock()
-	subscribers := make([]func([]string), 0, len(r.subscribers))
+	subscribers := make([]func([]extensionindex.Change), 0, len(r.subscribers))
 	for _, fn := range r.subscribers {
 		subscribers = append(subscribers, fn)
 	}
 	r.subMu.Unlock()
 	for _, fn := range subscribers {
-		fn(names)
+		fn(changes)
 	}
-	return names
+	return changes
+}
+
+// SelectorOf returns the namespaceSelector a config registered with, and
+// false when it registered nothing.
+func (r *Registry) SelectorOf(extensionConfig string) (*metav1.LabelSelector, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := r.byConfig[extensionConfig]
+	if len(names) == 0 {
+		return nil, false
+	}
+	return r.byName[names[0]].NamespaceSelector, true
 }
 
 // Get returns the handler registered under a full name.

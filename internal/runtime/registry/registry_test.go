@@ -7,6 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 const hooksAPIVersion = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
@@ -89,7 +91,7 @@ func TestFingerprint_ChangesExactlyWhenACallCouldChange(t *testing.T) {
 func TestRegister_ReportsChangedHandlersAndNotifiesSubscribers(t *testing.T) {
 	r := New()
 	var notified [][]string
-	r.Subscribe(t.Context(), func(changed []string) { notified = append(notified, changed) })
+	r.Subscribe(t.Context(), func(changes []extensionindex.Change) { notified = append(notified, names(changes)) })
 
 	ext := extensionConfig("ext")
 	steps := []struct {
@@ -111,10 +113,11 @@ func TestRegister_ReportsChangedHandlersAndNotifiesSubscribers(t *testing.T) {
 	var wantNotified [][]string
 	for _, step := range steps {
 		step.mutate(ext)
-		got, err := r.Register(ext.DeepCopy())
+		changes, err := r.Register(ext.DeepCopy())
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := names(changes)
 		if !reflect.DeepEqual(got, step.want) {
 			t.Errorf("%s: changed = %v, want %v", step.name, got, step.want)
 		}
@@ -136,19 +139,27 @@ func TestRegister_ReportsChangedHandlersAndNotifiesSubscribers(t *testing.T) {
 		t.Errorf("ByHook = %+v", got)
 	}
 
-	if removed := r.Unregister("ext"); !reflect.DeepEqual(removed, []string{"discover.ext"}) {
+	if removed := names(r.Unregister("ext")); !reflect.DeepEqual(removed, []string{"discover.ext"}) {
 		t.Errorf("Unregister returned %v", removed)
 	}
 	wantNotified = append(wantNotified, []string{"discover.ext"})
 	if r.Len() != 0 || len(r.ForConfig("ext")) != 0 {
 		t.Errorf("handlers left after Unregister: %d", r.Len())
 	}
-	if removed := r.Unregister("ext"); removed != nil {
+	if removed := names(r.Unregister("ext")); removed != nil {
 		t.Errorf("second Unregister returned %v", removed)
 	}
 	if !reflect.DeepEqual(notified, wantNotified) {
 		t.Errorf("subscriber saw %v, want %v", notified, wantNotified)
 	}
+}
+
+func names(changes []extensionindex.Change) []string {
+	var out []string
+	for _, c := range changes {
+		out = append(out, c.Handler)
+	}
+	return out
 }
 
 func TestRegister_DoesNotShareMemoryWithTheObject(t *testing.T) {

@@ -1,0 +1,148 @@
+package clusterclass
+
+import (
+	"context"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+)
+
+type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+
+// enqueue adds requests and counts them under their trigger.
+func enqueue(q queue, trigger string, requests ...reconcile.Request) {
+	for _, req := range requests {
+		q.Add(req)
+	}
+	metrics.ClusterClassEnqueued.WithLabelValues(trigger).Add(float64(len(requests)))
+}
+
+// clusterClassSource enqueues a ClusterClass when it is created or deleted,
+// or when its generation or annotations change (paused). Our own status
+// writes and resyncs change neither, and enqueue nothing. It also keeps the
+// index size gauges.
+func clusterClassSource(c cache.Cache, sizes *indexSizes) source.Source {
+	request := func(cc *clusterv1.ClusterClass) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}}
+	}
+	return source.Kind(c, &clusterv1.ClusterClass{}, handler.TypedFuncs[*clusterv1.ClusterClass, reconcile.Request]{
+		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[*clusterv1.ClusterClass], q queue) {
+			sizes.set(e.Object)
+			enqueue(q, metrics.TriggerClusterClass, request(e.Object))
+		},
+		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[*clusterv1.ClusterClass], q queue) {
+			sizes.set(e.ObjectNew)
+			if e.ObjectOld.Generation == e.ObjectNew.Generation &&
+				equality.Semantic.DeepEqual(e.ObjectOld.Annotations, e.ObjectNew.Annotations) {
+				return
+			}
+			enqueue(q, metrics.TriggerClusterClass, request(e.ObjectNew))
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[*clusterv1.ClusterClass], q queue) {
+			sizes.remove(e.Object)
+			enqueue(q, metrics.TriggerClusterClass, request(e.Object))
+		},
+	})
+}
+
+// registrySource enqueues the ClusterClasses a registration change can
+// affect. The registry tells us after it is updated, so a reconcile never
+// runs ahead of the registration it depends on, which an ExtensionConfig
+// object event could (the spec changes before discovery re-registers).
+func (r *Reconciler) registrySource(mapper extensionindex.Mapper) source.Source {
+	return source.Func(func(ctx context.Context, q queue) error {
+		log := ctrl.LoggerFrom(ctx).WithName("registry-events")
+		r.Registry.Subscribe(ctx, func(changes []extensionindex.Change) {
+			metrics.RegisteredHandlers.Set(float64(r.Registry.Len()))
+			if len(changes) == 0 {
+				metrics.ExtensionConfigEvents.WithLabelValues(metrics.EventUnchanged).Inc()
+				return
+			}
+			// Answers cached under a changed or removed registration are
+			// never valid again; dropping them keeps the cache bounded.
+			for _, c := range changes {
+				r.Cache.Forget(c.Handler)
+			}
+			metrics.VariablesCacheEntries.Set(float64(r.Cache.Len()))
+			requests, err := mapper.RequestsForChanges(ctx, changes)
+			if err != nil {
+				log.Error(err, "map registration changes to ClusterClasses")
+				return
+			}
+			log.V(4).Info("registration changed", "changes", len(changes), "clusterClasses", len(requests))
+			if len(requests) == 0 {
+				metrics.ExtensionConfigEvents.WithLabelValues(metrics.EventNoReferencers).Inc()
+				return
+			}
+			metrics.ExtensionConfigEvents.WithLabelValues(metrics.EventEnqueued).Inc()
+			enqueue(q, metrics.TriggerExtensionConfig, requests...)
+		})
+		return nil
+	})
+}
+
+// namespaceSource enqueues, on a Namespace label change, the ClusterClasses
+// in it whose referenced configs now admit or reject it. Only metadata is
+// watched.
+func (r *Reconciler) namespaceSource(c cache.Cache, mapper extensionindex.Mapper) source.Source {
+	ns := &metav1.PartialObjectMetadata{}
+	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	return source.Kind(c, ns, handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
+		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*metav1.PartialObjectMetadata], q queue) {
+			if equality.Semantic.DeepEqual(e.ObjectOld.Labels, e.ObjectNew.Labels) {
+				return
+			}
+			requests, err := mapper.RequestsForNamespace(ctx, e.ObjectNew.Name, e.ObjectOld.Labels, e.ObjectNew.Labels, r.Registry.SelectorOf)
+			if err != nil {
+				ctrl.LoggerFrom(ctx).Error(err, "map namespace label change to ClusterClasses", "namespace", e.ObjectNew.Name)
+				return
+			}
+			enqueue(q, metrics.TriggerNamespace, requests...)
+		},
+	})
+}
+
+// indexSizes tracks how many references the index holds, for the gauges.
+type indexSizes struct {
+	mu    sync.Mutex
+	refs  map[types.NamespacedName]int
+	total int
+}
+
+func (s *indexSizes) set(cc *clusterv1.ClusterClass) {
+	s.update(types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}, len(extensionindex.HandlerNames(cc)))
+}
+
+func (s *indexSizes) remove(cc *clusterv1.ClusterClass) {
+	s.update(types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}, 0)
+}
+
+func (s *indexSizes) update(name types.NamespacedName, refs int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refs == nil {
+		s.refs = map[types.NamespacedName]int{}
+	}
+	s.total += refs - s.refs[name]
+	if refs == 0 {
+		delete(s.refs, name)
+	} else {
+		s.refs[name] = refs
+	}
+	metrics.IndexedReferences.Set(float64(s.total))
+	metrics.IndexedClusterClasses.Set(float64(len(s.refs)))
+}

@@ -1,0 +1,109 @@
+package metrics
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Triggers of a ClusterClass enqueue.
+const (
+	TriggerClusterClass    = "clusterclass"
+	TriggerExtensionConfig = "extensionconfig"
+	TriggerNamespace       = "namespace"
+)
+
+// Outcomes of an ExtensionConfig registration event.
+const (
+	// EventUnchanged: the registration did not change in any way a
+	// ClusterClass can observe.
+	EventUnchanged = "unchanged"
+	// EventNoReferencers: it changed, but no affected ClusterClass exists.
+	EventNoReferencers = "no_referencers"
+	// EventEnqueued: it enqueued at least one ClusterClass.
+	EventEnqueued = "enqueued"
+)
+
+// Outcomes of an extension call.
+const (
+	CallSuccess  = "success"
+	CallError    = "error"
+	CallCacheHit = "cache_hit"
+	CallShared   = "shared"
+)
+
+var (
+	// ExtensionConfigEvents counts ExtensionConfig registration events.
+	ExtensionConfigEvents = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "runtime_sdk_extensionconfig_events_total",
+		Help: "ExtensionConfig registration events (discovery results, deletions, warm-up), by whether they enqueued ClusterClasses.",
+	}, []string{"outcome"})
+
+	// ClusterClassEnqueued counts ClusterClass requests added to the queue.
+	ClusterClassEnqueued = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "runtime_sdk_clusterclass_enqueued_total",
+		Help: "ClusterClass reconcile requests enqueued, by what triggered them.",
+	}, []string{"trigger"})
+
+	// ExtensionCalls counts calls to Runtime Extensions, cache hits included.
+	ExtensionCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "runtime_sdk_extension_calls_total",
+		Help: "Runtime Extension calls by hook, handler and outcome (success, error, cache_hit, shared).",
+	}, []string{"hook", "handler", "outcome"})
+
+	// ExtensionCallDuration observes calls that reached the network.
+	ExtensionCallDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "runtime_sdk_extension_call_duration_seconds",
+		Help:    "Latency of Runtime Extension calls that reached the extension.",
+		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+	}, []string{"hook"})
+
+	// RegisteredHandlers is the number of handlers in the registry.
+	RegisteredHandlers = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "runtime_sdk_registered_handlers",
+		Help: "Handlers registered from discovered ExtensionConfigs.",
+	})
+
+	// IndexedReferences is the number of handler references the
+	// ExtensionConfig -> ClusterClass index holds.
+	IndexedReferences = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "runtime_sdk_index_references",
+		Help: "Distinct (ClusterClass, handler) references held by the index.",
+	})
+
+	// IndexedClusterClasses is the number of ClusterClasses with at least
+	// one handler reference.
+	IndexedClusterClasses = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "runtime_sdk_index_clusterclasses",
+		Help: "ClusterClasses that reference at least one Runtime Extension handler.",
+	})
+
+	// VariablesCacheEntries is the number of cached DiscoverVariables answers.
+	VariablesCacheEntries = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "runtime_sdk_variables_cache_entries",
+		Help: "DiscoverVariables answers held by the call cache.",
+	})
+)
+
+var register sync.Once
+
+// Register adds the metrics to controller-runtime's registry. It is safe to
+// call more than once (tests build several managers in one process).
+func Register() {
+	register.Do(func() {
+		ctrlmetrics.Registry.MustRegister(
+			ExtensionConfigEvents, ClusterClassEnqueued, ExtensionCalls, ExtensionCallDuration,
+			RegisteredHandlers, IndexedReferences, IndexedClusterClasses, VariablesCacheEntries,
+		)
+	})
+}
+
+// ObserveCall records one extension call.
+func ObserveCall(hook, handler, outcome string, started time.Time) {
+	ExtensionCalls.WithLabelValues(hook, handler, outcome).Inc()
+	if outcome == CallSuccess || outcome == CallError {
+		ExtensionCallDuration.WithLabelValues(hook).Observe(time.Since(started).Seconds())
+	}
+}

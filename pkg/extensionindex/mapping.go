@@ -1,0 +1,149 @@
+package extensionindex
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Mapper turns registration and Namespace changes into the ClusterClass
+// requests they can affect. Reader should be a manager's cache with the
+// indexes of IndexClusterClasses registered and Namespace metadata
+// available: every lookup is then served from memory.
+type Mapper struct {
+	Reader client.Reader
+}
+
+// RequestsForChanges returns, each once, the ClusterClasses a set of handler
+// changes can affect:
+//   - Added or Removed: every ClusterClass referencing the handler (it goes
+//     from "not registered" to resolved, or back);
+//   - Changed: those referencing it from a namespace admitted before or
+//     after (elsewhere no call is made either way);
+//   - SelectorChanged: those whose namespace's admission flipped.
+func (m Mapper) RequestsForChanges(ctx context.Context, changes []Change) ([]reconcile.Request, error) {
+	out := requestSet{}
+	namespaces := namespaceLabels{reader: m.Reader}
+	for _, change := range changes {
+		list := &clusterv1.ClusterClassList{}
+		if err := m.Reader.List(ctx, list, client.MatchingFields{ByHandler: change.Handler}); err != nil {
+			return nil, fmt.Errorf("list ClusterClasses referencing %s: %w", change.Handler, err)
+		}
+		for i := range list.Items {
+			cc := &list.Items[i]
+			affected := true
+			if change.Kind == Changed || change.Kind == SelectorChanged {
+				labels, err := namespaces.get(ctx, cc.Namespace)
+				if err != nil {
+					return nil, err
+				}
+				before, _ := Admits(change.Old.NamespaceSelector, labels)
+				after, _ := Admits(change.New.NamespaceSelector, labels)
+				if change.Kind == Changed {
+					affected = before || after
+				} else {
+					affected = before != after
+				}
+			}
+			if affected {
+				out.add(cc)
+			}
+		}
+	}
+	return out.requests, nil
+}
+
+// RequestsForExtensionConfig maps an ExtensionConfig event to ClusterClass
+// requests by diffing the handlers the old and new objects register (old is
+// nil for a create, new for a delete). A resync, a status write that leaves
+// the handlers equal, or label and annotation churn maps to nothing.
+//
+// The object carries the registration a controller is about to apply, not
+// necessarily the one it has applied; a controller that owns a registry
+// should diff registry states instead (see RequestsForChanges), so that a
+// reconcile never runs ahead of the registration it depends on.
+func (m Mapper) RequestsForExtensionConfig(ctx context.Context, old, new *runtimev1.ExtensionConfig) ([]reconcile.Request, error) {
+	return m.RequestsForChanges(ctx, Diff(HandlerStates(old), HandlerStates(new)))
+}
+
+// SelectorLookup returns the namespaceSelector of a registered
+// ExtensionConfig, and false when it has none registered.
+type SelectorLookup func(extensionConfig string) (*metav1.LabelSelector, bool)
+
+// RequestsForNamespace maps a Namespace label change to the ClusterClasses
+// in that namespace referencing a config whose selector admits the
+// namespace before and not after, or the reverse.
+func (m Mapper) RequestsForNamespace(ctx context.Context, namespace string, oldLabels, newLabels map[string]string, selectorOf SelectorLookup) ([]reconcile.Request, error) {
+	list := &clusterv1.ClusterClassList{}
+	if err := m.Reader.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return nil, fmt.Errorf("list ClusterClasses in namespace %s: %w", namespace, err)
+	}
+	out := requestSet{}
+	flips := map[string]bool{}
+	for i := range list.Items {
+		cc := &list.Items[i]
+		for _, config := range ExtensionConfigNames(cc) {
+			flipped, known := flips[config]
+			if !known {
+				selector, registered := selectorOf(config)
+				if registered {
+					before, _ := Admits(selector, oldLabels)
+					after, _ := Admits(selector, newLabels)
+					flipped = before != after
+				}
+				flips[config] = flipped
+			}
+			if flipped {
+				out.add(cc)
+				break
+			}
+		}
+	}
+	return out.requests, nil
+}
+
+type requestSet struct {
+	seen     map[types.NamespacedName]struct{}
+	requests []reconcile.Request
+}
+
+func (s *requestSet) add(cc *clusterv1.ClusterClass) {
+	if s.seen == nil {
+		s.seen = map[types.NamespacedName]struct{}{}
+	}
+	name := types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}
+	if _, ok := s.seen[name]; ok {
+		return
+	}
+	s.seen[name] = struct{}{}
+	s.requests = append(s.requests, reconcile.Request{NamespacedName: name})
+}
+
+// namespaceLabels reads each namespace's labels once per mapping.
+type namespaceLabels struct {
+	reader client.Reader
+	byName map[string]map[string]string
+}
+
+func (n *namespaceLabels) get(ctx context.Context, name string) (map[string]string, error) {
+	if labels, ok := n.byName[name]; ok {
+		return labels, nil
+	}
+	ns := &metav1.PartialObjectMetadata{}
+	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	if err := n.reader.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
+		return nil, fmt.Errorf("read namespace %s: %w", name, err)
+	}
+	if n.byName == nil {
+		n.byName = map[string]map[string]string{}
+	}
+	n.byName[name] = ns.Labels
+	return ns.Labels, nil
+}
