@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
@@ -50,6 +51,9 @@ type Options struct {
 	VariablesCacheMaxAge time.Duration
 	// ClusterClassConcurrency is how many ClusterClasses reconcile at once.
 	ClusterClassConcurrency int
+	// AfterClusterClassReconcile, when set, is called after every
+	// ClusterClass reconcile (tests and the load tool count them).
+	AfterClusterClassReconcile func(reconcile.Request)
 	// SkipControllerNameValidation lets tests run several managers in one
 	// process; controller names are otherwise unique per process.
 	SkipControllerNameValidation bool
@@ -128,6 +132,8 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 		Registry: reg,
 		Caller:   runtimeClient,
 		Cache:    variablesCache,
+
+		AfterReconcile: opts.AfterClusterClassReconcile,
 	}
 	ccOptions := controllerOptions
 	ccOptions.MaxConcurrentReconciles = opts.ClusterClassConcurrency

@@ -36,13 +36,20 @@ const (
 // call cache) as the binary wires it, until the test ends.
 func startManager(t *testing.T) *manager.Manager {
 	t.Helper()
+	return startManagerWith(t, manager.Options{})
+}
+
+// startManagerWith starts the manager with test defaults under opts.
+func startManagerWith(t *testing.T, opts manager.Options) *manager.Manager {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := manager.New(ctx, env.Config, manager.Options{
-		MetricsBindAddress:           "0",
-		HealthProbeBindAddress:       "0",
-		ClusterClassConcurrency:      20,
-		SkipControllerNameValidation: true,
-	})
+	opts.MetricsBindAddress = "0"
+	opts.HealthProbeBindAddress = "0"
+	opts.SkipControllerNameValidation = true
+	if opts.ClusterClassConcurrency == 0 {
+		opts.ClusterClassConcurrency = 20
+	}
+	mgr, err := manager.New(ctx, env.Config, opts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -1,0 +1,329 @@
+package clusterclass_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+)
+
+// rediscovery is short so that the periodic re-discovery, the stand-in
+// for a resync, happens several times per test.
+const rediscovery = 300 * time.Millisecond
+
+// reconciles counts ClusterClass reconciles per object.
+type reconciles struct {
+	mu     sync.Mutex
+	counts map[types.NamespacedName]int
+}
+
+func (r *reconciles) observe(req reconcile.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.counts[req.NamespacedName]++
+}
+
+func (r *reconciles) snapshot() map[types.NamespacedName]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[types.NamespacedName]int, len(r.counts))
+	for k, v := range r.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// since returns the objects reconciled after snapshot s, sorted.
+func (r *reconciles) since(s map[types.NamespacedName]int) []string {
+	var out []string
+	for k, v := range r.snapshot() {
+		if v > s[k] {
+			out = append(out, k.String())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+type mappingHarness struct {
+	t          *testing.T
+	reconciles *reconciles
+	ext        *extension
+	config     string
+}
+
+// startMapping starts an extension, its ExtensionConfig (with selector),
+// and the manager counting reconciles.
+func startMapping(t *testing.T, selector *metav1.LabelSelector) *mappingHarness {
+	t.Helper()
+	rec := &reconciles{counts: map[types.NamespacedName]int{}}
+	startManagerWith(t, manager.Options{RediscoveryInterval: rediscovery, AfterClusterClassReconcile: rec.observe})
+	ext := startExtension(t, stringVariable("size", true))
+	h := &mappingHarness{t: t, reconciles: rec, ext: ext, config: createExtensionConfig(t, ext, selector)}
+	h.waitRediscoveries(1)
+	return h
+}
+
+// waitRediscoveries waits until the extension has answered n more
+// Discovery calls. Reconciles of one ExtensionConfig never overlap, so
+// after n+1 calls the registrations of the first n are complete, and every
+// ClusterClass they enqueued has been enqueued.
+func (h *mappingHarness) waitRediscoveries(n int64) {
+	h.t.Helper()
+	base := h.ext.server.Calls()["Discovery"]
+	waitFor(h.t, fmt.Sprintf("%d more discoveries", n+1), func() (bool, string) {
+		got := h.ext.server.Calls()["Discovery"] - base
+		return got >= n+1, fmt.Sprintf("%d so far", got)
+	})
+}
+
+// settle waits until every listed ClusterClass has reconciled at least
+// once since creation, then for the queue to drain through a rediscovery.
+func (h *mappingHarness) settle(names ...types.NamespacedName) map[types.NamespacedName]int {
+	h.t.Helper()
+	waitFor(h.t, "initial reconciles", func() (bool, string) {
+		counts := h.reconciles.snapshot()
+		for _, n := range names {
+			if counts[n] == 0 {
+				return false, n.String() + " not reconciled"
+			}
+		}
+		return true, ""
+	})
+	// Let any follow-up reconcile (e.g. registration of the config after
+	// the ClusterClass appeared) finish, and wait until they stop.
+	var last map[types.NamespacedName]int
+	waitFor(h.t, "reconciles to stop", func() (bool, string) {
+		h.waitRediscoveries(1)
+		now := h.reconciles.snapshot()
+		stable := fmt.Sprint(now) == fmt.Sprint(last)
+		last = now
+		return stable, "still reconciling"
+	})
+	return last
+}
+
+// expectExactly waits until exactly want have reconciled since s, then
+// checks through two more rediscoveries that nothing else does.
+func (h *mappingHarness) expectExactly(s map[types.NamespacedName]int, want ...types.NamespacedName) {
+	h.t.Helper()
+	wantNames := make([]string, 0, len(want))
+	for _, w := range want {
+		wantNames = append(wantNames, w.String())
+	}
+	sort.Strings(wantNames)
+	waitFor(h.t, "expected reconciles", func() (bool, string) {
+		got := h.reconciles.since(s)
+		return strings.Join(got, " ") == strings.Join(wantNames, " "), fmt.Sprintf("reconciled %v, want %v", got, wantNames)
+	})
+	h.waitRediscoveries(2)
+	if got := h.reconciles.since(s); strings.Join(got, " ") != strings.Join(wantNames, " ") {
+		h.t.Errorf("reconciled %v, want exactly %v", got, wantNames)
+	}
+	for _, w := range want {
+		if extra := h.reconciles.snapshot()[w] - s[w]; extra > 1 {
+			h.t.Errorf("%s reconciled %d times for one event", w, extra)
+		}
+	}
+}
+
+type ref struct{ field, handler string }
+
+// classWithRefs builds a ClusterClass with one external patch per reference.
+func classWithRefs(namespace, name string, refs ...ref) *clusterv1.ClusterClass {
+	cc := newClusterClass(namespace, name, "unused")
+	cc.Spec.Patches = nil
+	for i, r := range refs {
+		ext := &clusterv1.ExternalPatchDefinition{}
+		switch r.field {
+		case extensionindex.FieldGeneratePatches:
+			ext.GeneratePatchesExtension = r.handler
+		case extensionindex.FieldValidateTopology:
+			ext.ValidateTopologyExtension = r.handler
+		default:
+			ext.DiscoverVariablesExtension = r.handler
+		}
+		cc.Spec.Patches = append(cc.Spec.Patches, clusterv1.ClusterClassPatch{Name: fmt.Sprintf("p%d", i), External: ext})
+	}
+	return cc
+}
+
+func (h *mappingHarness) handler(name string) string { return name + "." + h.config }
+
+func key(cc *clusterv1.ClusterClass) types.NamespacedName {
+	return types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}
+}
+
+func createAll(t *testing.T, ccs ...*clusterv1.ClusterClass) []types.NamespacedName {
+	t.Helper()
+	keys := make([]types.NamespacedName, 0, len(ccs))
+	for _, cc := range ccs {
+		create(t, cc)
+		keys = append(keys, key(cc))
+	}
+	return keys
+}
+
+func TestMapping_ResyncStatusWritesAndAnnotationChurnEnqueueNothing(t *testing.T) {
+	h := startMapping(t, nil)
+	ns := env.Namespace(t, nil)
+	keys := createAll(t,
+		classWithRefs(ns, "discover", ref{extensionindex.FieldDiscoverVariables, h.handler(sampleextension.DiscoverVariablesHandler)}),
+		classWithRefs(ns, "generate", ref{extensionindex.FieldGeneratePatches, h.handler(sampleextension.GeneratePatchesHandler)}),
+	)
+	s := h.settle(keys...)
+
+	// Periodic re-discoveries find the same handlers.
+	h.waitRediscoveries(3)
+	// A status-only write by someone else.
+	ext := &runtimev1.ExtensionConfig{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Name: h.config}, ext); err != nil {
+		t.Fatal(err)
+	}
+	meta.SetStatusCondition(&ext.Status.Conditions, metav1.Condition{Type: "Audited", Status: metav1.ConditionTrue, Reason: "Audited"})
+	if err := env.Client.Status().Update(context.Background(), ext); err != nil {
+		t.Fatal(err)
+	}
+	// Label and annotation churn.
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Name: h.config}, ext); err != nil {
+		t.Fatal(err)
+	}
+	ext.Labels = map[string]string{"churn": "1"}
+	ext.Annotations = map[string]string{"note": "churn"}
+	if err := env.Client.Update(context.Background(), ext); err != nil {
+		t.Fatal(err)
+	}
+	h.expectExactly(s)
+}
+
+func TestMapping_TimeoutChangeReconcilesOnlyReferencersOfThatHandler(t *testing.T) {
+	h := startMapping(t, nil)
+	ns := env.Namespace(t, nil)
+	gen1 := classWithRefs(ns, "gen-1", ref{extensionindex.FieldGeneratePatches, h.handler(sampleextension.GeneratePatchesHandler)})
+	gen2 := classWithRefs(ns, "gen-2",
+		ref{extensionindex.FieldGeneratePatches, h.handler(sampleextension.GeneratePatchesHandler)},
+		ref{extensionindex.FieldDiscoverVariables, h.handler(sampleextension.DiscoverVariablesHandler)})
+	discoverOnly := classWithRefs(ns, "discover", ref{extensionindex.FieldDiscoverVariables, h.handler(sampleextension.DiscoverVariablesHandler)})
+	validateOnly := classWithRefs(ns, "validate", ref{extensionindex.FieldValidateTopology, h.handler(sampleextension.ValidateTopologyHandler)})
+	s := h.settle(createAll(t, gen1, gen2, discoverOnly, validateOnly)...)
+
+	handlers := sampleextension.DefaultHandlers()
+	for i := range handlers {
+		if handlers[i].Name == sampleextension.GeneratePatchesHandler {
+			handlers[i].TimeoutSeconds = ptr.To[int32](20)
+		}
+	}
+	h.ext.server.SetHandlers(handlers)
+	h.expectExactly(s, key(gen1), key(gen2))
+}
+
+func TestMapping_RemovedHandlerReconcilesItsReferencersWhichReportIt(t *testing.T) {
+	h := startMapping(t, nil)
+	ns := env.Namespace(t, nil)
+	validate := classWithRefs(ns, "validate", ref{extensionindex.FieldValidateTopology, h.handler(sampleextension.ValidateTopologyHandler)})
+	discover := classWithRefs(ns, "discover", ref{extensionindex.FieldDiscoverVariables, h.handler(sampleextension.DiscoverVariablesHandler)})
+	s := h.settle(createAll(t, validate, discover)...)
+
+	var kept []runtimehooksv1.ExtensionHandler
+	for _, handler := range sampleextension.DefaultHandlers() {
+		if handler.Name != sampleextension.ValidateTopologyHandler {
+			kept = append(kept, handler)
+		}
+	}
+	h.ext.server.SetHandlers(kept)
+	h.expectExactly(s, key(validate))
+
+	got := get(t, ns, "validate")
+	c := meta.FindStatusCondition(got.Status.Conditions, clusterclass.ExtensionsResolvedCondition)
+	if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, h.handler(sampleextension.ValidateTopologyHandler)) ||
+		!strings.Contains(c.Message, "not registered") || !strings.Contains(c.Message, h.config) {
+		t.Errorf("ExtensionsResolved = %+v, want False naming the handler and its ExtensionConfig", c)
+	}
+}
+
+func TestMapping_SelectorChangeReconcilesOnlyClusterClassesWhoseAdmissionFlips(t *testing.T) {
+	h := startMapping(t, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}})
+	nsA := env.Namespace(t, map[string]string{"team": "a"})
+	nsB := env.Namespace(t, map[string]string{"team": "b"})
+	nsC := env.Namespace(t, map[string]string{"team": "c"})
+	refs := ref{extensionindex.FieldDiscoverVariables, h.handler(sampleextension.DiscoverVariablesHandler)}
+	inA, inB, inC := classWithRefs(nsA, "cc", refs), classWithRefs(nsB, "cc", refs), classWithRefs(nsC, "cc", refs)
+	s := h.settle(createAll(t, inA, inB, inC)...)
+
+	ext := &runtimev1.ExtensionConfig{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Name: h.config}, ext); err != nil {
+		t.Fatal(err)
+	}
+	ext.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "b"}}
+	if err := env.Client.Update(context.Background(), ext); err != nil {
+		t.Fatal(err)
+	}
+	h.expectExactly(s, key(inA), key(inB))
+	waitVariablesReady(t, nsB, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	waitVariablesReady(t, nsA, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason, "not admitted")
+}
+
+func TestMapping_NamespaceLabelFlipReconcilesAffectedClusterClassesInThatNamespace(t *testing.T) {
+	h := startMapping(t, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}})
+	other := startExtension(t, stringVariable("size", true))
+	unrestricted := createExtensionConfig(t, other, nil)
+	ns := env.Namespace(t, map[string]string{"team": "a"})
+	elsewhere := env.Namespace(t, map[string]string{"team": "a"})
+	refs := ref{extensionindex.FieldDiscoverVariables, h.handler(sampleextension.DiscoverVariablesHandler)}
+	first, second := classWithRefs(ns, "first", refs), classWithRefs(ns, "second", refs)
+	unaffected := classWithRefs(ns, "unrestricted", ref{extensionindex.FieldDiscoverVariables, sampleextension.DiscoverVariablesHandler + "." + unrestricted})
+	otherNamespace := classWithRefs(elsewhere, "first", refs)
+	s := h.settle(createAll(t, first, second, unaffected, otherNamespace)...)
+
+	namespace := &corev1.Namespace{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Name: ns}, namespace); err != nil {
+		t.Fatal(err)
+	}
+	namespace.Labels["team"] = "b"
+	if err := env.Client.Update(context.Background(), namespace); err != nil {
+		t.Fatal(err)
+	}
+	h.expectExactly(s, key(first), key(second))
+	waitVariablesReady(t, ns, "first", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason, "not admitted")
+}
+
+func TestMapping_DeletedExtensionConfigReconcilesItsReferencers(t *testing.T) {
+	h := startMapping(t, nil)
+	other := startExtension(t, stringVariable("size", true))
+	otherConfig := createExtensionConfig(t, other, nil)
+	ns := env.Namespace(t, nil)
+	referencer := classWithRefs(ns, "referencer", ref{extensionindex.FieldGeneratePatches, h.handler(sampleextension.GeneratePatchesHandler)})
+	bystander := classWithRefs(ns, "bystander", ref{extensionindex.FieldGeneratePatches, sampleextension.GeneratePatchesHandler + "." + otherConfig})
+	s := h.settle(createAll(t, referencer, bystander)...)
+
+	if err := env.Client.Delete(context.Background(), &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: h.config}}); err != nil {
+		t.Fatal(err)
+	}
+	// The deleted config is no longer discovered; the other one is the
+	// clock now.
+	h.ext = other
+	h.expectExactly(s, key(referencer))
+	got := get(t, ns, "referencer")
+	if c := meta.FindStatusCondition(got.Status.Conditions, clusterclass.ExtensionsResolvedCondition); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("ExtensionsResolved = %+v, want False after the config was deleted", c)
+	}
+}
