@@ -1,0 +1,229 @@
+package extensionindex
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+const hooks = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
+
+func extensionConfig(selector *metav1.LabelSelector, handlers ...runtimev1.ExtensionHandler) *runtimev1.ExtensionConfig {
+	return &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "ext", ResourceVersion: "1"},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig:      runtimev1.ClientConfig{URL: "https://ext:9443"},
+			NamespaceSelector: selector,
+		},
+		Status: runtimev1.ExtensionConfigStatus{Handlers: handlers},
+	}
+}
+
+func handler(name, hook string, timeout int32) runtimev1.ExtensionHandler {
+	return runtimev1.ExtensionHandler{
+		Name: name, RequestHook: runtimev1.GroupVersionHook{APIVersion: hooks, Hook: hook},
+		TimeoutSeconds: timeout, FailurePolicy: runtimev1.FailurePolicyFail,
+	}
+}
+
+func selector(team string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{"team": team}}
+}
+
+func TestDiff_OnlyObservableChanges(t *testing.T) {
+	gen := handler("gen", "GeneratePatches", 10)
+	vars := handler("vars", "DiscoverVariables", 10)
+	base := extensionConfig(nil, gen, vars)
+	tests := []struct {
+		name   string
+		mutate func(*runtimev1.ExtensionConfig)
+		want   map[string]ChangeKind
+	}{
+		{"resync: same object", func(*runtimev1.ExtensionConfig) {}, nil},
+		{"status write with equal handlers", func(e *runtimev1.ExtensionConfig) {
+			e.ResourceVersion = "2"
+			e.Status.Conditions = []metav1.Condition{{Type: "Discovered", Status: metav1.ConditionTrue}}
+		}, nil},
+		{"label and annotation churn", func(e *runtimev1.ExtensionConfig) {
+			e.Labels = map[string]string{"a": "b"}
+			e.Annotations = map[string]string{"c": "d"}
+		}, nil},
+		{"empty selector equals nil", func(e *runtimev1.ExtensionConfig) { e.Spec.NamespaceSelector = &metav1.LabelSelector{} }, nil},
+		{"one handler's timeout", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers[0].TimeoutSeconds = 20 }, map[string]ChangeKind{"gen.ext": Changed}},
+		{"handler added", func(e *runtimev1.ExtensionConfig) {
+			e.Status.Handlers = append(e.Status.Handlers, handler("val", "ValidateTopology", 10))
+		}, map[string]ChangeKind{"val.ext": Added}},
+		{"handler removed", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers = e.Status.Handlers[1:] }, map[string]ChangeKind{"gen.ext": Removed}},
+		{"settings change every handler", func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"k": "v"} },
+			map[string]ChangeKind{"gen.ext": Changed, "vars.ext": Changed}},
+		{"selector only", func(e *runtimev1.ExtensionConfig) { e.Spec.NamespaceSelector = selector("a") },
+			map[string]ChangeKind{"gen.ext": SelectorChanged, "vars.ext": SelectorChanged}},
+		{"ca bundle", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = []byte("x") },
+			map[string]ChangeKind{"gen.ext": Changed, "vars.ext": Changed}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			changed := base.DeepCopy()
+			tt.mutate(changed)
+			var got map[string]ChangeKind
+			for _, c := range Diff(HandlerStates(base), HandlerStates(changed)) {
+				if got == nil {
+					got = map[string]ChangeKind{}
+				}
+				got[c.Handler] = c.Kind
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Diff = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if got := Diff(nil, HandlerStates(base)); len(got) != 2 || got[0].Kind != Added {
+		t.Errorf("create: %+v", got)
+	}
+	if got := Diff(HandlerStates(base), nil); len(got) != 2 || got[0].Kind != Removed {
+		t.Errorf("delete: %+v", got)
+	}
+}
+
+// mappingReader is a fake cache holding ClusterClasses and Namespaces with
+// the real index functions registered: enough to test the mapping rules,
+// not the cache.
+func mappingReader(t *testing.T, objs ...client.Object) client.Reader {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := clusterv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
+		WithIndex(&clusterv1.ClusterClass{}, ByHandler, handlerKeys).
+		WithIndex(&clusterv1.ClusterClass{}, ByExtensionConfig, extensionConfigKeys).
+		Build()
+}
+
+func namespace(name, team string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"team": team}}}
+}
+
+func referencing(namespace, name string, handlers ...string) *clusterv1.ClusterClass {
+	cc := &clusterv1.ClusterClass{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	for _, h := range handlers {
+		cc.Spec.Patches = append(cc.Spec.Patches, clusterv1.ClusterClassPatch{
+			Name: h, External: &clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: h},
+		})
+	}
+	return cc
+}
+
+func names(requests []reconcile.Request) []string {
+	out := make([]string, 0, len(requests))
+	for _, r := range requests {
+		out = append(out, r.String())
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestMapper_ExtensionConfigEvents(t *testing.T) {
+	reader := mappingReader(t,
+		namespace("team-a", "a"), namespace("team-b", "b"), namespace("team-c", "c"),
+		referencing("team-a", "vars", "vars.ext"),
+		referencing("team-b", "vars", "vars.ext"),
+		referencing("team-c", "vars", "vars.ext"),
+		referencing("team-a", "gen", "gen.ext"),
+		referencing("team-a", "both", "gen.ext", "vars.ext"),
+		referencing("team-a", "other", "vars.other"),
+	)
+	m := Mapper{Reader: reader}
+	gen := handler("gen", "GeneratePatches", 10)
+	vars := handler("vars", "DiscoverVariables", 10)
+	base := extensionConfig(nil, gen, vars)
+	withSelector := func(team string) *runtimev1.ExtensionConfig {
+		e := base.DeepCopy()
+		e.Spec.NamespaceSelector = selector(team)
+		return e
+	}
+	tests := []struct {
+		name     string
+		old, new *runtimev1.ExtensionConfig
+		want     []string
+	}{
+		{name: "resync", old: base, new: base.DeepCopy(), want: []string{}},
+		{name: "create", old: nil, new: base, want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-b/vars", "team-c/vars"}},
+		{name: "delete", old: base, new: nil, want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-b/vars", "team-c/vars"}},
+		{name: "gen timeout", old: base, new: func() *runtimev1.ExtensionConfig {
+			e := base.DeepCopy()
+			e.Status.Handlers[0].TimeoutSeconds = 30
+			return e
+		}(), want: []string{"team-a/both", "team-a/gen"}},
+		{name: "selector a to b flips a and b", old: withSelector("a"), new: withSelector("b"),
+			want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-b/vars"}},
+		{name: "nil to a rejects b and c", old: base, new: withSelector("a"), want: []string{"team-b/vars", "team-c/vars"}},
+		{name: "settings change under selector a skips namespaces admitted neither before nor after", old: withSelector("a"),
+			new: func() *runtimev1.ExtensionConfig {
+				e := withSelector("a")
+				e.Spec.Settings = map[string]string{"k": "v"}
+				return e
+			}(), want: []string{"team-a/both", "team-a/gen", "team-a/vars"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			requests, err := m.RequestsForExtensionConfig(context.Background(), tt.old, tt.new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(requests); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("requests = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMapper_NamespaceLabelFlip(t *testing.T) {
+	reader := mappingReader(t,
+		namespace("ns", "a"),
+		referencing("ns", "restricted", "vars.ext"),
+		referencing("ns", "unrestricted", "vars.open"),
+		referencing("ns", "unregistered", "vars.gone"),
+		referencing("elsewhere", "restricted", "vars.ext"),
+	)
+	selectors := map[string]*metav1.LabelSelector{"ext": selector("a"), "open": nil}
+	lookup := func(config string) (*metav1.LabelSelector, bool) {
+		s, ok := selectors[config]
+		return s, ok
+	}
+	m := Mapper{Reader: reader}
+	tests := []struct {
+		name     string
+		old, new map[string]string
+		want     []string
+	}{
+		{"a to b rejects", map[string]string{"team": "a"}, map[string]string{"team": "b"}, []string{"ns/restricted"}},
+		{"b to a admits", map[string]string{"team": "b"}, map[string]string{"team": "a"}, []string{"ns/restricted"}},
+		{"unrelated label", map[string]string{"team": "a"}, map[string]string{"team": "a", "x": "y"}, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			requests, err := m.RequestsForNamespace(context.Background(), "ns", tt.old, tt.new, lookup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(requests); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("requests = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
