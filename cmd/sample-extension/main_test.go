@@ -13,13 +13,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
 
 func TestRun_BadInputIsOneLineAndANonZeroExit(t *testing.T) {
@@ -123,7 +123,7 @@ func TestRun_ServesUntilTheContextIsCancelled(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			stdout := &syncBuffer{}
+			stdout := &testsync.Buffer{}
 			var stderr bytes.Buffer
 			args := append([]string{
 				"--address", "127.0.0.1:0", "--admin-address", "127.0.0.1:0",
@@ -192,7 +192,7 @@ func TestRun_FaultFlagsApplyToEveryCall(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	caOut := filepath.Join(dir, "ca.crt")
-	stdout := &syncBuffer{}
+	stdout := &testsync.Buffer{}
 	var stderr bytes.Buffer
 	exited := make(chan int, 1)
 	go func() {
@@ -220,27 +220,7 @@ func TestRun_FaultFlagsApplyToEveryCall(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer that run may write while the test reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// waitForLine polls stdout until re matches, and returns its first group.
-// It fails the test if run exits or the deadline passes first.
-func waitForLine(t *testing.T, stdout *syncBuffer, exited <-chan int, re *regexp.Regexp) string {
+func waitForLine(t *testing.T, stdout *testsync.Buffer, exited <-chan int, re *regexp.Regexp) string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

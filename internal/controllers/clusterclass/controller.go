@@ -10,8 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -24,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
@@ -105,16 +104,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	before := cc.DeepCopy()
 	defer func() {
-		if err := r.patchStatus(ctx, before, cc); err != nil {
+		if err := objstatus.Patch(ctx, r.Client, before, cc, statusOf); err != nil {
 			reterr = errors.Join(reterr, err)
 		}
 	}()
 
 	if _, paused := cc.Annotations[clusterv1.PausedAnnotation]; paused {
-		setCondition(cc, clusterv1.PausedCondition, metav1.ConditionTrue, PausedReason, "Reconciliation is paused by the "+clusterv1.PausedAnnotation+" annotation")
+		objstatus.SetCondition(cc, clusterv1.PausedCondition, metav1.ConditionTrue, PausedReason, "Reconciliation is paused by the "+clusterv1.PausedAnnotation+" annotation")
 		return ctrl.Result{}, nil
 	}
-	setCondition(cc, clusterv1.PausedCondition, metav1.ConditionFalse, NotPausedReason, "")
+	objstatus.SetCondition(cc, clusterv1.PausedCondition, metav1.ConditionFalse, NotPausedReason, "")
 	if err := r.reconcileExtensionsResolved(ctx, cc); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -143,7 +142,7 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 	if len(failures) > 0 {
 		// Keep the last good status.variables: a partial answer would make
 		// Clusters fail validation against variables that still exist.
-		setCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionFalse,
+		objstatus.SetCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionFalse,
 			clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
 			"Variable discovery failed, keeping the last known variables: "+strings.Join(failures, "; "))
 		// Extension failures are retried with backoff; a missing or
@@ -154,11 +153,11 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 	variables, conflicts := mergeVariables(sources)
 	cc.Status.Variables = variables
 	if len(conflicts) > 0 {
-		setCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionFalse, VariableDefinitionsConflictReason,
+		objstatus.SetCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionFalse, VariableDefinitionsConflictReason,
 			"Variables defined differently by several sources: "+strings.Join(conflicts, "; "))
 		return ctrl.Result{}, nil
 	}
-	setCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason, "")
+	objstatus.SetCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason, "")
 	cc.Status.ObservedGeneration = cc.Generation
 	return ctrl.Result{}, nil
 }
@@ -303,26 +302,5 @@ func mergeVariables(sources []variableSource) ([]clusterv1.ClusterClassStatusVar
 	return variables, conflicts
 }
 
-// patchStatus writes status only when it changed.
-func (r *Reconciler) patchStatus(ctx context.Context, before, after *clusterv1.ClusterClass) error {
-	if equality.Semantic.DeepEqual(before.Status, after.Status) {
-		return nil
-	}
-	if err := r.Client.Status().Patch(ctx, after, client.MergeFrom(before)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("patch status of ClusterClass %s/%s: %w", after.Namespace, after.Name, err)
-	}
-	return nil
-}
-
-func setCondition(cc *clusterv1.ClusterClass, condType string, status metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&cc.Status.Conditions, metav1.Condition{
-		Type:               condType,
-		Status:             status,
-		Reason:             reason,
-		Message:            message,
-		ObservedGeneration: cc.Generation,
-	})
-}
+// statusOf is the part of a ClusterClass that objstatus.Patch compares.
+func statusOf(obj *clusterv1.ClusterClass) any { return obj.Status }

@@ -21,6 +21,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
 
 var env *testenv.Env
@@ -149,17 +150,7 @@ func get(t *testing.T, namespace, name string) *clusterv1.ClusterClass {
 
 func waitFor(t *testing.T, what string, check func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(eventually)
-	for {
-		ok, why := check()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %s", what, eventually, why)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testsync.Eventually(t, eventually, what, check)
 }
 
 func waitVariablesReady(t *testing.T, namespace, name string, status metav1.ConditionStatus, reason string, messageParts ...string) *clusterv1.ClusterClass {

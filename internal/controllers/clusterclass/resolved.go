@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -56,9 +57,9 @@ func (r *Reconciler) reconcileExtensionsResolved(ctx context.Context, cc *cluste
 		}
 	}
 	if len(problems) > 0 {
-		setCondition(cc, ExtensionsResolvedCondition, metav1.ConditionFalse, ExtensionsNotResolvedReason, strings.Join(problems, "; "))
+		objstatus.SetCondition(cc, ExtensionsResolvedCondition, metav1.ConditionFalse, ExtensionsNotResolvedReason, strings.Join(problems, "; "))
 		return nil
 	}
-	setCondition(cc, ExtensionsResolvedCondition, metav1.ConditionTrue, ExtensionsResolvedReason, "")
+	objstatus.SetCondition(cc, ExtensionsResolvedCondition, metav1.ConditionTrue, ExtensionsResolvedReason, "")
 	return nil
 }

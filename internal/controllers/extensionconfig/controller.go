@@ -8,9 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -23,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 )
 
@@ -134,24 +133,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	before := ext.DeepCopy()
 	defer func() {
-		if err := r.patchStatus(ctx, before, ext); err != nil {
+		if err := objstatus.Patch(ctx, r.Client, before, ext, statusOf); err != nil {
 			reterr = errors.Join(reterr, err)
 		}
 	}()
 
 	if paused(ext) {
-		setCondition(ext, clusterv1.PausedCondition, metav1.ConditionTrue, PausedReason, "Reconciliation is paused by the "+clusterv1.PausedAnnotation+" annotation")
+		objstatus.SetCondition(ext, clusterv1.PausedCondition, metav1.ConditionTrue, PausedReason, "Reconciliation is paused by the "+clusterv1.PausedAnnotation+" annotation")
 		return ctrl.Result{}, nil
 	}
-	setCondition(ext, clusterv1.PausedCondition, metav1.ConditionFalse, NotPausedReason, "")
+	objstatus.SetCondition(ext, clusterv1.PausedCondition, metav1.ConditionFalse, NotPausedReason, "")
 
 	if err := r.reconcileCABundle(ctx, ext); err != nil {
-		setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse, CAInjectionFailedReason, err.Error())
+		objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse, CAInjectionFailedReason, err.Error())
 		// The Secret watch brings us back when the Secret appears or changes.
 		return ctrl.Result{}, nil
 	}
 	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
-		setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse, InvalidNamespaceSelectorReason,
+		objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse, InvalidNamespaceSelectorReason,
 			"spec.namespaceSelector is invalid: "+err.Error())
 		// Only a spec change can fix it, and that triggers a reconcile.
 		return ctrl.Result{}, nil
@@ -200,18 +199,18 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	if err != nil {
 		// Keep status.handlers and the registration: the last good answer
 		// is still the best one we have, and the condition says it is stale.
-		setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse,
+		objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse,
 			runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
 		return ctrl.Result{}, fmt.Errorf("discover %s: %w", ext.Name, err)
 	}
 	ext.Status.Handlers = handlers
 	changed, err := r.Registry.Register(ext)
 	if err != nil {
-		setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse,
+		objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse,
 			runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
 		return ctrl.Result{}, err
 	}
-	setCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionTrue, runtimev1.ExtensionConfigDiscoveredReason, "")
+	objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionTrue, runtimev1.ExtensionConfigDiscoveredReason, "")
 	log.V(4).Info("discovered", "handlers", len(handlers), "changedHandlers", changed)
 	interval := r.RediscoveryInterval
 	if interval <= 0 {
@@ -220,35 +219,10 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	return ctrl.Result{RequeueAfter: interval}, nil
 }
 
-// patchStatus writes status only when it changed, so a re-discovery that
-// finds the same handlers costs no write and triggers no watcher.
-func (r *Reconciler) patchStatus(ctx context.Context, before, after *runtimev1.ExtensionConfig) error {
-	if equality.Semantic.DeepEqual(before.Status, after.Status) {
-		return nil
-	}
-	if err := r.Client.Status().Patch(ctx, after, client.MergeFrom(before)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("patch status of %s: %w", after.Name, err)
-	}
-	return nil
-}
-
 func paused(ext *runtimev1.ExtensionConfig) bool {
 	_, ok := ext.Annotations[clusterv1.PausedAnnotation]
 	return ok
 }
 
-// setCondition sets a condition; meta.SetStatusCondition keeps the
-// transition time when the status does not flip, so an unchanged outcome
-// leaves status byte-for-byte equal.
-func setCondition(ext *runtimev1.ExtensionConfig, condType string, status metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&ext.Status.Conditions, metav1.Condition{
-		Type:               condType,
-		Status:             status,
-		Reason:             reason,
-		Message:            message,
-		ObservedGeneration: ext.Generation,
-	})
-}
+// statusOf is the part of an ExtensionConfig that objstatus.Patch compares.
+func statusOf(obj *runtimev1.ExtensionConfig) any { return obj.Status }

@@ -1,12 +1,10 @@
 package extensionconfig
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +28,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
 
 var env *testenv.Env
@@ -44,32 +43,14 @@ const (
 
 type harness struct {
 	registry *registry.Registry
-	logs     *syncBuffer
-}
-
-// syncBuffer collects the manager's log output at full verbosity.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	logs     *testsync.Buffer
 }
 
 // startController runs the ExtensionConfig controller in its own manager
 // against the test control plane until the test ends.
 func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration) *harness {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testsync.Buffer{}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		// As cmd/runtime-sdk-controller does, at the highest verbosity.
 		Logger:                 logcap.Cap(zap.New(zap.WriteTo(logs), zap.Level(zapcore.Level(-10))), logcap.MaxVerbosity),
@@ -144,21 +125,10 @@ func getExtensionConfig(t *testing.T, name string) *runtimev1.ExtensionConfig {
 	return ext
 }
 
-// waitFor polls until check passes or the deadline, then fails with the
-// last explanation check gave.
+// waitFor polls until check passes or the test's deadline.
 func waitFor(t *testing.T, what string, check func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(eventually)
-	for {
-		ok, why := check()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %s", what, eventually, why)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testsync.Eventually(t, eventually, what, check)
 }
 
 func waitDiscovered(t *testing.T, name string, status metav1.ConditionStatus, messageParts ...string) *runtimev1.ExtensionConfig {

@@ -1,0 +1,5 @@
+// Package testsync helps tests wait for code running in other goroutines
+// and processes without sleeping blindly: Eventually polls a check until a
+// deadline and fails with the check's last explanation, and Buffer collects
+// output that a test reads while it is being written.
+package testsync
