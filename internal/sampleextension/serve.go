@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -112,4 +113,27 @@ func StartTLS(h http.Handler) (url string, caPEM []byte, stop func(), err error)
 		<-done
 	})
 	return "https://" + l.Addr().String(), caPEM, stop, nil
+}
+
+// Running is a Server served over HTTPS on a loopback port.
+type Running struct {
+	// Server is the running server, to steer and to read call counts from.
+	Server *Server
+	// URL is https://127.0.0.1:PORT, for spec.clientConfig.url.
+	URL string
+	// CA is the PEM CA that signed the serving certificate, for
+	// spec.clientConfig.caBundle.
+	CA []byte
+}
+
+// StartTest serves a new Server with opts until the test ends.
+func StartTest(t testing.TB, opts Options) *Running {
+	t.Helper()
+	s := New(opts)
+	url, ca, stop, err := StartTLS(s)
+	if err != nil {
+		t.Fatalf("start sample extension: %v", err)
+	}
+	t.Cleanup(stop)
+	return &Running{Server: s, URL: url, CA: ca}
 }

@@ -66,23 +66,13 @@ func startManagerWith(t *testing.T, opts manager.Options) *manager.Manager {
 	return mgr
 }
 
-type extension struct {
-	server *sampleextension.Server
-	url    string
-	ca     []byte
-}
+type extension = sampleextension.Running
 
 func startExtension(t *testing.T, vars ...clusterv1.ClusterClassVariable) *extension {
 	t.Helper()
-	s := sampleextension.New(sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
+	return sampleextension.StartTest(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
 		sampleextension.DiscoverVariablesHandler: vars,
 	}})
-	url, ca, stop, err := sampleextension.StartTLS(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return &extension{server: s, url: url, ca: ca}
 }
 
 func createExtensionConfig(t *testing.T, e *extension, selector *metav1.LabelSelector) string {
@@ -91,7 +81,7 @@ func createExtensionConfig(t *testing.T, e *extension, selector *metav1.LabelSel
 	ext := &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: runtimev1.ExtensionConfigSpec{
-			ClientConfig:      runtimev1.ClientConfig{URL: e.url, CABundle: e.ca},
+			ClientConfig:      runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA},
 			NamespaceSelector: selector,
 		},
 	}
@@ -200,7 +190,7 @@ func TestReconcile_PublishesInlineAndDiscoveredVariablesEvenWhenTheConfigComesLa
 
 	config := &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca}},
+		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}},
 	}
 	create(t, config)
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), config) })
@@ -249,7 +239,7 @@ func TestReconcile_FailedDiscoveryKeepsTheLastGoodVariablesThenFollowsTheExtensi
 
 	// The extension breaks, and its registration changes so the cached
 	// answer no longer applies.
-	ext.server.SetFaults(discoverVariables, sampleextension.Faults{ErrorRate: 1})
+	ext.Server.SetFaults(discoverVariables, sampleextension.Faults{ErrorRate: 1})
 	setSettings(t, config, map[string]string{"generation": "2"})
 	failed := waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
 		`patch "external"`, sampleextension.DiscoverVariablesHandler+"."+config, "HTTP 500", "keeping the last known variables")
@@ -258,8 +248,8 @@ func TestReconcile_FailedDiscoveryKeepsTheLastGoodVariablesThenFollowsTheExtensi
 	}
 
 	// It heals with a new answer: backoff retries pick it up.
-	ext.server.SetVariables(sampleextension.DiscoverVariablesHandler, []clusterv1.ClusterClassVariable{stringVariable("size", true), stringVariable("colour", false)})
-	ext.server.ResetFaults()
+	ext.Server.SetVariables(sampleextension.DiscoverVariablesHandler, []clusterv1.ClusterClassVariable{stringVariable("size", true), stringVariable("colour", false)})
+	ext.Server.ResetFaults()
 	healed := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
 	if got, want := variableNames(healed), "colour<external> size<external>"; got != want {
 		t.Errorf("after healing status.variables = %s, want %s", got, want)
@@ -275,7 +265,7 @@ func TestReconcile_NamespaceNotAdmittedMakesNoCall(t *testing.T) {
 
 	waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
 		fmt.Sprintf("namespace %q is not admitted", ns), config, "no call made")
-	if calls := ext.server.Calls()[discoverVariables]; calls != 0 {
+	if calls := ext.Server.Calls()[discoverVariables]; calls != 0 {
 		t.Errorf("%d DiscoverVariables calls for a namespace the selector rejects", calls)
 	}
 }
@@ -308,14 +298,14 @@ func TestReconcile_TwoHundredClusterClassesSharingAHandlerCostOneCallPerRegistra
 		})
 	}
 	waitAll("size<external>")
-	if calls := ext.server.Calls()[discoverVariables]; calls != 1 {
+	if calls := ext.Server.Calls()[discoverVariables]; calls != 1 {
 		t.Fatalf("%d DiscoverVariables calls for %d ClusterClasses with one handler and settings, want 1", calls, n)
 	}
 
-	ext.server.SetVariables(sampleextension.DiscoverVariablesHandler, []clusterv1.ClusterClassVariable{stringVariable("size", true), stringVariable("zone", false)})
+	ext.Server.SetVariables(sampleextension.DiscoverVariablesHandler, []clusterv1.ClusterClassVariable{stringVariable("size", true), stringVariable("zone", false)})
 	setSettings(t, config, map[string]string{"revision": "2"})
 	waitAll("size<external> zone<external>")
-	if calls := ext.server.Calls()[discoverVariables]; calls != 2 {
+	if calls := ext.Server.Calls()[discoverVariables]; calls != 2 {
 		t.Fatalf("%d DiscoverVariables calls after one registration change, want 2", calls)
 	}
 }

@@ -89,9 +89,9 @@ func startMapping(t *testing.T, selector *metav1.LabelSelector) *mappingHarness 
 // ClusterClass they enqueued has been enqueued.
 func (h *mappingHarness) waitRediscoveries(n int64) {
 	h.t.Helper()
-	base := h.ext.server.Calls()["Discovery"]
+	base := h.ext.Server.Calls()["Discovery"]
 	waitFor(h.t, fmt.Sprintf("%d more discoveries", n+1), func() (bool, string) {
-		got := h.ext.server.Calls()["Discovery"] - base
+		got := h.ext.Server.Calls()["Discovery"] - base
 		return got >= n+1, fmt.Sprintf("%d so far", got)
 	})
 }
@@ -232,7 +232,7 @@ func TestMapping_TimeoutChangeReconcilesOnlyReferencersOfThatHandler(t *testing.
 			handlers[i].TimeoutSeconds = ptr.To[int32](20)
 		}
 	}
-	h.ext.server.SetHandlers(handlers)
+	h.ext.Server.SetHandlers(handlers)
 	h.expectExactly(s, key(gen1), key(gen2))
 }
 
@@ -249,7 +249,7 @@ func TestMapping_RemovedHandlerReconcilesItsReferencersWhichReportIt(t *testing.
 			kept = append(kept, handler)
 		}
 	}
-	h.ext.server.SetHandlers(kept)
+	h.ext.Server.SetHandlers(kept)
 	h.expectExactly(s, key(validate))
 
 	got := get(t, ns, "validate")

@@ -85,21 +85,11 @@ func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery
 	return &harness{registry: reg, logs: logs}
 }
 
-type extension struct {
-	server *sampleextension.Server
-	url    string
-	ca     []byte
-}
+type extension = sampleextension.Running
 
 func startExtension(t *testing.T) *extension {
 	t.Helper()
-	s := sampleextension.New(sampleextension.Options{})
-	url, ca, stop, err := sampleextension.StartTLS(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return &extension{server: s, url: url, ca: ca}
+	return sampleextension.StartTest(t, sampleextension.Options{})
 }
 
 func createExtensionConfig(t *testing.T, name string, config runtimev1.ClientConfig, annotations map[string]string) {
@@ -157,7 +147,7 @@ func TestReconcile_DiscoversHandlersAndRegistersThem(t *testing.T) {
 	h := startController(t, runtimeclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("discover")
-	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca}, nil)
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
 
 	got := waitDiscovered(t, name, metav1.ConditionTrue)
 	want := map[string]string{
@@ -176,7 +166,7 @@ func TestReconcile_DiscoversHandlersAndRegistersThem(t *testing.T) {
 	}
 	waitFor(t, "registry holds the handlers", func() (bool, string) {
 		reg, ok := h.registry.Get("discover-variables." + name)
-		return ok && reg.Hook.Hook == "DiscoverVariables" && reg.ClientConfig.URL == ext.url, "not registered"
+		return ok && reg.Hook.Hook == "DiscoverVariables" && reg.ClientConfig.URL == ext.URL, "not registered"
 	})
 	if c := meta.FindStatusCondition(got.Status.Conditions, clusterv1.PausedCondition); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("Paused condition = %+v, want False", c)
@@ -187,14 +177,14 @@ func TestReconcile_ReDiscoveryWithTheSameAnswerWritesNothing(t *testing.T) {
 	startController(t, runtimeclient.Options{}, 300*time.Millisecond)
 	ext := startExtension(t)
 	name := uniqueName("quiet")
-	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca}, nil)
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
 	settled := waitDiscovered(t, name, metav1.ConditionTrue)
 
 	// Reconciles of one object never overlap: once the extension has seen
 	// three more Discovery calls, at least two re-discoveries have finished.
-	base := ext.server.Calls()["Discovery"]
+	base := ext.Server.Calls()["Discovery"]
 	waitFor(t, "three more discoveries", func() (bool, string) {
-		return ext.server.Calls()["Discovery"] >= base+3, "waiting"
+		return ext.Server.Calls()["Discovery"] >= base+3, "waiting"
 	})
 	if now := getExtensionConfig(t, name); now.ResourceVersion != settled.ResourceVersion {
 		t.Errorf("re-discovery of unchanged handlers wrote the object: resourceVersion %s -> %s", settled.ResourceVersion, now.ResourceVersion)
@@ -221,64 +211,64 @@ func TestReconcile_BrokenExtensionsReportTheCauseWithoutHotLoopAndRecover(t *tes
 		{
 			name: "wrong-ca",
 			breakIt: func(e *extension) runtimev1.ClientConfig {
-				return runtimev1.ClientConfig{URL: e.url, CABundle: otherCA}
+				return runtimev1.ClientConfig{URL: e.URL, CABundle: otherCA}
 			},
-			heal: func(e *extension) runtimev1.ClientConfig { return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca} },
+			heal: func(e *extension) runtimev1.ClientConfig { return runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA} },
 			want: []string{"certificate not signed by the CA bundle"},
 		},
 		{
 			name: "unreachable",
 			breakIt: func(e *extension) runtimev1.ClientConfig {
-				return runtimev1.ClientConfig{URL: closedURL, CABundle: e.ca}
+				return runtimev1.ClientConfig{URL: closedURL, CABundle: e.CA}
 			},
-			heal: func(e *extension) runtimev1.ClientConfig { return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca} },
+			heal: func(e *extension) runtimev1.ClientConfig { return runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA} },
 			want: []string{"unreachable"},
 		},
 		{
 			name: "timeout",
 			breakIt: func(e *extension) runtimev1.ClientConfig {
-				e.server.SetFaults("Discovery", sampleextension.Faults{TimeoutRate: 1})
-				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+				e.Server.SetFaults("Discovery", sampleextension.Faults{TimeoutRate: 1})
+				return runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA}
 			},
 			want: []string{"did not answer within 500ms"},
 		},
 		{
 			name: "http-500",
 			breakIt: func(e *extension) runtimev1.ClientConfig {
-				e.server.SetFaults("Discovery", sampleextension.Faults{ErrorRate: 1})
-				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+				e.Server.SetFaults("Discovery", sampleextension.Faults{ErrorRate: 1})
+				return runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA}
 			},
 			want: []string{"HTTP 500"},
 		},
 		{
 			name: "not-json",
 			breakIt: func(e *extension) runtimev1.ClientConfig {
-				e.server.SetFaults("Discovery", sampleextension.Faults{RawBody: []byte("<html>oops</html>")})
-				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+				e.Server.SetFaults("Discovery", sampleextension.Faults{RawBody: []byte("<html>oops</html>")})
+				return runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA}
 			},
 			want: []string{"not a JSON object"},
 		},
 		{
 			name: "oversized",
 			breakIt: func(e *extension) runtimev1.ClientConfig {
-				e.server.SetFaults("Discovery", sampleextension.Faults{RawBody: []byte(strings.Repeat("x", 1024)), RawBodyRepeat: 100})
-				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+				e.Server.SetFaults("Discovery", sampleextension.Faults{RawBody: []byte(strings.Repeat("x", 1024)), RawBodyRepeat: 100})
+				return runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA}
 			},
 			want: []string{"larger than 65536 bytes"},
 		},
 		{
 			name: "dotted-name",
 			breakIt: func(e *extension) runtimev1.ClientConfig {
-				e.server.SetHandlers([]runtimehooksv1.ExtensionHandler{{Name: "has.dot", RequestHook: discoverVariables}})
-				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+				e.Server.SetHandlers([]runtimehooksv1.ExtensionHandler{{Name: "has.dot", RequestHook: discoverVariables}})
+				return runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA}
 			},
 			want: []string{`"has.dot"`, "must not contain a dot"},
 		},
 		{
 			name: "unknown-hook",
 			breakIt: func(e *extension) runtimev1.ClientConfig {
-				e.server.SetHandlers([]runtimehooksv1.ExtensionHandler{{Name: "coffee", RequestHook: runtimehooksv1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "MakeCoffee"}}})
-				return runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+				e.Server.SetHandlers([]runtimehooksv1.ExtensionHandler{{Name: "coffee", RequestHook: runtimehooksv1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "MakeCoffee"}}})
+				return runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA}
 			},
 			want: []string{"unknown hook", "MakeCoffee"},
 		},
@@ -303,12 +293,12 @@ func TestReconcile_BrokenExtensionsReportTheCauseWithoutHotLoopAndRecover(t *tes
 	// backoff from 5 ms makes a handful of calls; a hot loop makes thousands.
 	before := map[string]int64{}
 	for name, e := range extensions {
-		before[name] = e.server.Total()
+		before[name] = e.Server.Total()
 	}
 	deadline := time.Now().Add(2 * time.Second)
 	for time.Now().Before(deadline) {
 		for name, e := range extensions {
-			if extra := e.server.Total() - before[name]; extra > 12 {
+			if extra := e.Server.Total() - before[name]; extra > 12 {
 				t.Fatalf("%s: %d discovery calls in under 2s: retries are not backed off", name, extra)
 			}
 		}
@@ -317,8 +307,8 @@ func TestReconcile_BrokenExtensionsReportTheCauseWithoutHotLoopAndRecover(t *tes
 
 	for _, tc := range cases {
 		e := extensions[tc.name]
-		e.server.ResetFaults()
-		e.server.SetHandlers(sampleextension.DefaultHandlers())
+		e.Server.ResetFaults()
+		e.Server.SetHandlers(sampleextension.DefaultHandlers())
 		if tc.heal != nil {
 			ext := getExtensionConfig(t, names[tc.name])
 			ext.Spec.ClientConfig = tc.heal(e)
@@ -339,10 +329,10 @@ func TestReconcile_FailedRediscoveryKeepsTheLastGoodHandlers(t *testing.T) {
 	h := startController(t, runtimeclient.Options{}, 300*time.Millisecond)
 	ext := startExtension(t)
 	name := uniqueName("keep")
-	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca}, nil)
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
 	waitDiscovered(t, name, metav1.ConditionTrue)
 
-	ext.server.SetFaults("Discovery", sampleextension.Faults{ErrorRate: 1})
+	ext.Server.SetFaults("Discovery", sampleextension.Faults{ErrorRate: 1})
 	got := waitDiscovered(t, name, metav1.ConditionFalse, "HTTP 500")
 	if len(got.Status.Handlers) != 3 {
 		t.Errorf("failed re-discovery wiped status.handlers: %+v", got.Status.Handlers)
@@ -357,7 +347,7 @@ func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
 	ext := startExtension(t)
 	ns := env.Namespace(t, nil)
 	name := uniqueName("inject")
-	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url},
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL},
 		map[string]string{runtimev1.InjectCAFromSecretAnnotation: ns + "/extension-ca"})
 
 	// The Secret does not exist yet: the condition says so.
@@ -366,13 +356,13 @@ func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
 	// Creating it wakes the config through the Secret metadata watch.
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "extension-ca"},
-		Data:       map[string][]byte{"ca.crt": ext.ca},
+		Data:       map[string][]byte{"ca.crt": ext.CA},
 	}
 	if err := env.Client.Create(context.Background(), secret); err != nil {
 		t.Fatal(err)
 	}
 	got := waitDiscovered(t, name, metav1.ConditionTrue)
-	if string(got.Spec.ClientConfig.CABundle) != string(ext.ca) {
+	if string(got.Spec.ClientConfig.CABundle) != string(ext.CA) {
 		t.Error("caBundle was not injected from the Secret")
 	}
 
@@ -382,8 +372,8 @@ func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
 	if !strings.Contains(logs, "injected caBundle") {
 		t.Fatal("the verbose log lines were not captured; the check below would prove nothing")
 	}
-	pemBody := strings.Split(string(ext.ca), "\n")[1]
-	for _, leak := range []string{"BEGIN CERTIFICATE", pemBody, base64.StdEncoding.EncodeToString(ext.ca)} {
+	pemBody := strings.Split(string(ext.CA), "\n")[1]
+	for _, leak := range []string{"BEGIN CERTIFICATE", pemBody, base64.StdEncoding.EncodeToString(ext.CA)} {
 		if strings.Contains(logs, leak) {
 			for _, line := range strings.Split(logs, "\n") {
 				if strings.Contains(line, leak) {
@@ -399,14 +389,14 @@ func TestReconcile_PausedConfigIsNotDiscovered(t *testing.T) {
 	startController(t, runtimeclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("paused")
-	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca},
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA},
 		map[string]string{clusterv1.PausedAnnotation: ""})
 
 	waitFor(t, "Paused=True", func() (bool, string) {
 		c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, clusterv1.PausedCondition)
 		return c != nil && c.Status == metav1.ConditionTrue, "not paused yet"
 	})
-	if calls := ext.server.Total(); calls != 0 {
+	if calls := ext.Server.Total(); calls != 0 {
 		t.Errorf("a paused config called its extension %d times", calls)
 	}
 
@@ -422,7 +412,7 @@ func TestReconcile_DeleteUnregistersHandlers(t *testing.T) {
 	h := startController(t, runtimeclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("delete")
-	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.url, CABundle: ext.ca}, nil)
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
 	waitDiscovered(t, name, metav1.ConditionTrue)
 	waitFor(t, "registered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 3, "not yet" })
 
