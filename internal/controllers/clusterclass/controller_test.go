@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
@@ -297,9 +299,19 @@ func TestReconcile_TwoHundredClusterClassesSharingAHandlerCostOneCallPerRegistra
 			return done == n, fmt.Sprintf("%d of %d", done, n)
 		})
 	}
+	handler := sampleextension.DiscoverVariablesHandler + "." + config
+	calls := func(outcome string) float64 {
+		return testutil.ToFloat64(metrics.ExtensionCalls.WithLabelValues("DiscoverVariables", handler, outcome))
+	}
 	waitAll("size<external>")
 	if calls := ext.Server.Calls()[discoverVariables]; calls != 1 {
 		t.Fatalf("%d DiscoverVariables calls for %d ClusterClasses with one handler and settings, want 1", calls, n)
+	}
+	// The metrics say the same: one call, every other request answered by
+	// the cache or by joining that call.
+	if calls(metrics.CallSuccess) != 1 || calls(metrics.CallError) != 0 || calls(metrics.CallCacheHit)+calls(metrics.CallShared) < n-1 {
+		t.Errorf("runtime_sdk_extension_calls_total: success %v, error %v, cache_hit %v, shared %v",
+			calls(metrics.CallSuccess), calls(metrics.CallError), calls(metrics.CallCacheHit), calls(metrics.CallShared))
 	}
 
 	ext.Server.SetVariables(sampleextension.DiscoverVariablesHandler, []clusterv1.ClusterClassVariable{stringVariable("size", true), stringVariable("zone", false)})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -191,6 +193,8 @@ func TestMapping_ResyncStatusWritesAndAnnotationChurnEnqueueNothing(t *testing.T
 		classWithRefs(ns, "generate", ref{extensionindex.FieldGeneratePatches, h.handler(sampleextension.GeneratePatchesHandler)}),
 	)
 	s := h.settle(keys...)
+	enqueuedBefore := testutil.ToFloat64(metrics.ClusterClassEnqueued.WithLabelValues(metrics.TriggerExtensionConfig))
+	unchangedBefore := testutil.ToFloat64(metrics.ExtensionConfigEvents.WithLabelValues(metrics.EventUnchanged))
 
 	// Periodic re-discoveries find the same handlers.
 	h.waitRediscoveries(3)
@@ -213,6 +217,12 @@ func TestMapping_ResyncStatusWritesAndAnnotationChurnEnqueueNothing(t *testing.T
 		t.Fatal(err)
 	}
 	h.expectExactly(s)
+	if got := testutil.ToFloat64(metrics.ClusterClassEnqueued.WithLabelValues(metrics.TriggerExtensionConfig)) - enqueuedBefore; got != 0 {
+		t.Errorf("runtime_sdk_clusterclass_enqueued_total{trigger=extensionconfig} grew by %v", got)
+	}
+	if got := testutil.ToFloat64(metrics.ExtensionConfigEvents.WithLabelValues(metrics.EventUnchanged)) - unchangedBefore; got < 3 {
+		t.Errorf("runtime_sdk_extensionconfig_events_total{outcome=unchanged} grew by %v, want at least the 3 re-discoveries", got)
+	}
 }
 
 func TestMapping_TimeoutChangeReconcilesOnlyReferencersOfThatHandler(t *testing.T) {
@@ -298,11 +308,15 @@ func TestMapping_NamespaceLabelFlipReconcilesAffectedClusterClassesInThatNamespa
 	if err := env.Client.Get(context.Background(), client.ObjectKey{Name: ns}, namespace); err != nil {
 		t.Fatal(err)
 	}
+	enqueuedBefore := testutil.ToFloat64(metrics.ClusterClassEnqueued.WithLabelValues(metrics.TriggerNamespace))
 	namespace.Labels["team"] = "b"
 	if err := env.Client.Update(context.Background(), namespace); err != nil {
 		t.Fatal(err)
 	}
 	h.expectExactly(s, key(first), key(second))
+	if got := testutil.ToFloat64(metrics.ClusterClassEnqueued.WithLabelValues(metrics.TriggerNamespace)) - enqueuedBefore; got != 2 {
+		t.Errorf("runtime_sdk_clusterclass_enqueued_total{trigger=namespace} grew by %v, want 2", got)
+	}
 	waitVariablesReady(t, ns, "first", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason, "not admitted")
 }
 

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 )
 
@@ -74,6 +75,7 @@ type Reconciler struct {
 // SetupWithManager registers the controller, its Secret index and watch,
 // and the warm-up runnable.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	metrics.Register()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &runtimev1.ExtensionConfig{}, caSecretIndex, caSecretKeys); err != nil {
 		return fmt.Errorf("index ExtensionConfigs by CA secret: %w", err)
 	}
@@ -195,7 +197,13 @@ func (r *Reconciler) reconcileCABundle(ctx context.Context, ext *runtimev1.Exten
 
 func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.ExtensionConfig) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
+	started := time.Now()
 	handlers, err := r.Discoverer.Discover(ctx, ext)
+	outcome := metrics.CallSuccess
+	if err != nil {
+		outcome = metrics.CallError
+	}
+	metrics.ObserveCall("Discovery", ext.Name, outcome, started)
 	if err != nil {
 		// Keep status.handlers and the registration: the last good answer
 		// is still the best one we have, and the condition says it is stale.

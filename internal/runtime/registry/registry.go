@@ -156,9 +156,10 @@ func (r *Registry) statesOf(extensionConfig string) []extensionindex.HandlerStat
 	return states
 }
 
-// Subscribe calls fn with the changes of every Register or Unregister that
-// changed something, until ctx ends. fn runs on the caller's goroutine and
-// must not block.
+// Subscribe calls fn after every Register and Unregister with the changes
+// it made (none when the registration stayed the same, which is how a
+// subscriber counts events that need no work), until ctx ends. fn runs on
+// the caller's goroutine and must not block.
 func (r *Registry) Subscribe(ctx context.Context, fn func(changes []extensionindex.Change)) {
 	r.subMu.Lock()
 	id := r.nextSub
@@ -175,9 +176,6 @@ func (r *Registry) Subscribe(ctx context.Context, fn func(changes []extensionind
 
 // notify hands changes to every subscriber and returns them.
 func (r *Registry) notify(changes []extensionindex.Change) []extensionindex.Change {
-	if len(changes) == 0 {
-		return nil
-	}
 	r.subMu.Lock()
 	subscribers := make([]func([]extensionindex.Change), 0, len(r.subscribers))
 	for _, fn := range r.subscribers {

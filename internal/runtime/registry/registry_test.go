@@ -91,7 +91,13 @@ func TestFingerprint_ChangesExactlyWhenACallCouldChange(t *testing.T) {
 func TestRegister_ReportsChangedHandlersAndNotifiesSubscribers(t *testing.T) {
 	r := New()
 	var notified [][]string
-	r.Subscribe(t.Context(), func(changes []extensionindex.Change) { notified = append(notified, names(changes)) })
+	events := 0
+	r.Subscribe(t.Context(), func(changes []extensionindex.Change) {
+		events++
+		if len(changes) > 0 {
+			notified = append(notified, names(changes))
+		}
+	})
 
 	ext := extensionConfig("ext")
 	steps := []struct {
@@ -151,6 +157,10 @@ func TestRegister_ReportsChangedHandlersAndNotifiesSubscribers(t *testing.T) {
 	}
 	if !reflect.DeepEqual(notified, wantNotified) {
 		t.Errorf("subscriber saw %v, want %v", notified, wantNotified)
+	}
+	// Every Register and Unregister is an event, changes or not.
+	if want := len(steps) + 2; events != want {
+		t.Errorf("subscriber called %d times, want %d", events, want)
 	}
 }
 
