@@ -264,8 +264,9 @@ func mergeVariables(sources []variableSource) ([]clusterv1.ClusterClassStatusVar
 				byName[v.Name] = sv
 			}
 			sv.Definitions = append(sv.Definitions, clusterv1.ClusterClassStatusVariableDefinition{
-				From:                      src.from,
-				Required:                  v.Required,
+				From: src.from,
+				// The API requires it in status; unset means not required.
+				Required:                  ptr.To(ptr.Deref(v.Required, false)),
 				DeprecatedV1Beta1Metadata: *v.DeprecatedV1Beta1Metadata.DeepCopy(),
 				Schema:                    *v.Schema.DeepCopy(),
 			})

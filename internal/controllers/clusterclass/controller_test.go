@@ -181,7 +181,10 @@ func variableNames(cc *clusterv1.ClusterClass) string {
 
 func TestReconcile_PublishesInlineAndDiscoveredVariablesEvenWhenTheConfigComesLater(t *testing.T) {
 	startManager(t)
-	ext := startExtension(t, stringVariable("size", true), stringVariable("region", false))
+	// An extension may leave required unset; status needs it, as false.
+	unsetRequired := stringVariable("region", false)
+	unsetRequired.Required = nil
+	ext := startExtension(t, stringVariable("size", true), unsetRequired)
 	ns := env.Namespace(t, nil)
 
 	// The ClusterClass names a config that does not exist yet.
@@ -200,6 +203,9 @@ func TestReconcile_PublishesInlineAndDiscoveredVariablesEvenWhenTheConfigComesLa
 	cc := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
 	if got, want := variableNames(cc), "region<external> size<external> zone<inline>"; got != want {
 		t.Errorf("status.variables = %s, want %s", got, want)
+	}
+	if region := cc.Status.Variables[0].Definitions[0]; region.Required == nil || *region.Required {
+		t.Errorf("region published with required %v, want false", region.Required)
 	}
 	for _, v := range cc.Status.Variables {
 		if v.DefinitionsConflict == nil || *v.DefinitionsConflict {
