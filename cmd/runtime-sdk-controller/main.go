@@ -33,7 +33,11 @@ const name = "runtime-sdk-controller"
 func main() {
 	ctx, stop := shutdownContext()
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "loadtest" {
+		os.Exit(runLoadtest(ctx, args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
 }
 
 // options are the command line of the binary.

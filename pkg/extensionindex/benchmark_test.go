@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -26,6 +25,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/loadtest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -176,43 +176,6 @@ func targetChange() (old, new *runtimev1.ExtensionConfig) {
 	return old, new
 }
 
-// scanMapping is Cluster API v1.14's mapping from an ExtensionConfig to
-// ClusterClasses, kept as the baseline: list every ClusterClass from the
-// cache, read each one's Namespace to test the config's namespaceSelector,
-// and enqueue those whose discoverVariablesExtension names the config. It
-// runs for every event, whatever changed.
-func scanMapping(ctx context.Context, reader client.Reader, ext *runtimev1.ExtensionConfig) ([]reconcile.Request, error) {
-	selector, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector)
-	if err != nil {
-		return nil, err
-	}
-	list := &clusterv1.ClusterClassList{}
-	if err := reader.List(ctx, list); err != nil {
-		return nil, err
-	}
-	var requests []reconcile.Request
-	for i := range list.Items {
-		cc := &list.Items[i]
-		ns := &corev1.Namespace{}
-		if err := reader.Get(ctx, client.ObjectKey{Name: cc.Namespace}, ns); err != nil {
-			return nil, err
-		}
-		if !selector.Matches(labelSet(ns.Labels)) {
-			continue
-		}
-		for _, patch := range cc.Spec.Patches {
-			if patch.External == nil || patch.External.DiscoverVariablesExtension == "" {
-				continue
-			}
-			if config, ok := extensionindex.ExtensionConfigOf(patch.External.DiscoverVariablesExtension); ok && config == ext.Name {
-				requests = append(requests, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}})
-				break
-			}
-		}
-	}
-	return requests, nil
-}
-
 func BenchmarkMapExtensionConfig(b *testing.B) {
 	old, new := targetChange()
 	sizes := []int{100, 1000, 10000}
@@ -225,7 +188,7 @@ func BenchmarkMapExtensionConfig(b *testing.B) {
 			return extensionindex.Mapper{Reader: r}.RequestsForExtensionConfig(ctx, old, new)
 		}},
 		{"scan", false, func(ctx context.Context, r client.Reader) ([]reconcile.Request, error) {
-			return scanMapping(ctx, r, new)
+			return loadtest.ScanMapping(ctx, r, new)
 		}},
 	}
 	for _, m := range mappings {
@@ -276,13 +239,4 @@ func BenchmarkIndexMemory(b *testing.B) {
 		b.ReportMetric(float64(indexed)-float64(plain), "index-bytes")
 		b.ReportMetric((float64(indexed)-float64(plain))/n, "index-bytes/clusterclass")
 	}
-}
-
-type labelSet map[string]string
-
-func (l labelSet) Has(key string) bool   { _, ok := l[key]; return ok }
-func (l labelSet) Get(key string) string { return l[key] }
-func (l labelSet) Lookup(key string) (string, bool) {
-	v, ok := l[key]
-	return v, ok
 }

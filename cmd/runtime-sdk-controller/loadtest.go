@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/loadtest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+)
+
+type loadtestOptions struct {
+	scenarios     string
+	n             string
+	m, k          int
+	selectorShare float64
+	localDir      string
+	binDir        string
+	out           string
+	quiet         time.Duration
+	timeout       time.Duration
+}
+
+// runLoadtest is the `loadtest` subcommand: it starts a fresh local control
+// plane, runs the scenarios and writes tables, JSON and a chart.
+func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o := loadtestOptions{}
+	fs := flag.NewFlagSet(name+" loadtest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.scenarios, "scenarios", "seed,scale", "Scenarios to run: seed (10 ClusterClasses, 2 of 20 ExtensionConfigs each), scale (see --n).")
+	fs.StringVar(&o.n, "n", "1000", "ClusterClasses of the scale scenario; a comma-separated list runs one scale scenario per value (the chart's x axis).")
+	fs.IntVar(&o.m, "m", 50, "ExtensionConfigs of the scale scenario.")
+	fs.IntVar(&o.k, "k", 20, "Namespaces of the scale scenario.")
+	fs.Float64Var(&o.selectorShare, "selector-share", 0.2, "Share of ExtensionConfigs with a namespaceSelector.")
+	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "loadtest"), "Data directory of the load test's control plane; wiped at start.")
+	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
+	fs.StringVar(&o.out, "out", "loadtest-results", "Directory for results.json and chart.svg.")
+	fs.DurationVar(&o.quiet, "quiet", 2*time.Second, "How long without reconciles an event counts as settled.")
+	fs.DurationVar(&o.timeout, "step-timeout", 2*time.Minute, "Longest wait for one step (set-up, one event) to settle.")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := loadtestMain(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "%s loadtest: %s\n", name, oneLine(err))
+		return 1
+	}
+	return 0
+}
+
+func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writer) error {
+	var scenarios []loadtest.Scenario
+	for _, s := range strings.Split(o.scenarios, ",") {
+		switch strings.TrimSpace(s) {
+		case "seed":
+			scenarios = append(scenarios, loadtest.SeedScenario())
+		case "scale":
+			for _, v := range strings.Split(o.n, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || n < 1 {
+					return fmt.Errorf("--n: %q is not a positive number", v)
+				}
+				scenarios = append(scenarios, loadtest.ScaleScenario(n, o.m, o.k, o.selectorShare))
+			}
+		default:
+			return fmt.Errorf("--scenarios: unknown scenario %q", s)
+		}
+	}
+	for _, s := range scenarios {
+		if err := s.Validate(); err != nil {
+			return err
+		}
+	}
+	// Controller logs would drown the tables; errors still show.
+	ctrl.SetLogger(logcap.Cap(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.StacktraceLevel(zapcore.PanicLevel)), logcap.MaxVerbosity))
+
+	binDir := o.binDir
+	if binDir == "" {
+		var err error
+		if binDir, err = toolbin.Dir(); err != nil {
+			return err
+		}
+	}
+	crds, err := crd.Definitions()
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(o.localDir); err != nil {
+		return fmt.Errorf("wipe %s: %w", o.localDir, err)
+	}
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: o.localDir, BinDir: binDir, CRDs: crds})
+	if err != nil {
+		return fmt.Errorf("local control plane: %w", err)
+	}
+	defer cluster.Stop()
+	config := cluster.Config()
+	config.QPS, config.Burst = 500, 1000
+
+	var results []*loadtest.Result
+	for _, s := range scenarios {
+		result, err := loadtest.Run(ctx, s, loadtest.Options{Config: config, Quiet: o.quiet, Timeout: o.timeout, Progress: stderr})
+		if err != nil {
+			return fmt.Errorf("scenario %s: %w", s.Name, err)
+		}
+		if err := loadtest.WriteTable(stdout, result); err != nil {
+			return err
+		}
+		results = append(results, result)
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	jsonPath, svgPath := filepath.Join(o.out, "results.json"), filepath.Join(o.out, "chart.svg")
+	if err := loadtest.WriteJSON(jsonPath, results); err != nil {
+		return err
+	}
+	if err := loadtest.WriteSVG(svgPath, results); err != nil {
+		return err
+	}
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err == nil {
+		// Linux reports ru_maxrss in KiB.
+		fmt.Fprintf(stdout, "\npeak RSS of this process (controller, sample extensions and load driver): %d MiB\n", usage.Maxrss/1024)
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s\n", jsonPath, svgPath)
+	return nil
+}

@@ -1,0 +1,276 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sort"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+)
+
+// tierLabel splits namespaces into tiers "a" and "b"; configs with a
+// selector admit one tier.
+const tierLabel = "loadtest.runtime.cluster.x-k8s.io/tier"
+
+type configFixture struct {
+	name      string
+	extension *sampleextension.Running
+	stop      func()
+	selector  *metav1.LabelSelector
+}
+
+type classFixture struct {
+	namespace, name string
+	configs         []int
+}
+
+type fixture struct {
+	scenario   Scenario
+	namespaces map[string]map[string]string
+	configs    []*configFixture
+	classes    []classFixture
+}
+
+func newFixture(s Scenario, run string) (*fixture, error) {
+	f := &fixture{scenario: s, namespaces: map[string]map[string]string{}}
+	for i := range s.Namespaces {
+		tier := "a"
+		if i%2 == 1 {
+			tier = "b"
+		}
+		f.namespaces[fmt.Sprintf("%s-ns-%d", run, i)] = map[string]string{tierLabel: tier}
+	}
+	withSelector := int(float64(s.ExtensionConfigs) * s.SelectorShare)
+	for i := range s.ExtensionConfigs {
+		c := &configFixture{name: fmt.Sprintf("%s-ext-%d", run, i)}
+		// The most popular configs (low indexes) stay open; selectors sit
+		// on the tail, as they do on real clusters.
+		if i >= s.ExtensionConfigs-withSelector {
+			c.selector = tierSelector("a")
+		}
+		srv := sampleextension.New(sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
+			sampleextension.DiscoverVariablesHandler: {stringVariable("size")},
+		}})
+		url, ca, stop, err := sampleextension.StartTLS(srv)
+		if err != nil {
+			f.stop()
+			return nil, err
+		}
+		c.extension = &sampleextension.Running{Server: srv, URL: url, CA: ca}
+		c.stop = stop
+		f.configs = append(f.configs, c)
+	}
+	for i, refs := range s.references() {
+		f.classes = append(f.classes, classFixture{
+			namespace: fmt.Sprintf("%s-ns-%d", run, i%s.Namespaces),
+			name:      fmt.Sprintf("cc-%d", i),
+			configs:   refs,
+		})
+	}
+	return f, nil
+}
+
+func (f *fixture) stop() {
+	for _, c := range f.configs {
+		if c.stop != nil {
+			c.stop()
+		}
+	}
+}
+
+func tierSelector(tier string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{tierLabel: tier}}
+}
+
+func stringVariable(name string) clusterv1.ClusterClassVariable {
+	return clusterv1.ClusterClassVariable{
+		Name:   name,
+		Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}},
+	}
+}
+
+func (f *fixture) extensionConfig(i int) *runtimev1.ExtensionConfig {
+	c := f.configs[i]
+	return &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: c.name},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig:      runtimev1.ClientConfig{URL: c.extension.URL, CABundle: c.extension.CA},
+			NamespaceSelector: c.selector.DeepCopy(),
+		},
+	}
+}
+
+func (f *fixture) clusterClass(cf classFixture) *clusterv1.ClusterClass {
+	cc := &clusterv1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Namespace: cf.namespace, Name: cf.name},
+		Spec: clusterv1.ClusterClassSpec{
+			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
+				APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "infra",
+			}},
+			ControlPlane: clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
+				APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "cp",
+			}},
+		},
+	}
+	for _, i := range cf.configs {
+		name := f.configs[i].name
+		cc.Spec.Patches = append(cc.Spec.Patches, clusterv1.ClusterClassPatch{
+			Name: "patch-" + name,
+			External: &clusterv1.ExternalPatchDefinition{
+				GeneratePatchesExtension:   sampleextension.GeneratePatchesHandler + "." + name,
+				DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + name,
+				Settings:                   map[string]string{"flavour": "default"},
+			},
+		})
+	}
+	return cc
+}
+
+// create writes every object, ClusterClasses with a few workers.
+func (f *fixture) create(ctx context.Context, c client.Client) error {
+	for name, labels := range f.namespaces {
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}); err != nil {
+			return fmt.Errorf("create namespace %s: %w", name, err)
+		}
+	}
+	for i := range f.configs {
+		if err := c.Create(ctx, f.extensionConfig(i)); err != nil {
+			return fmt.Errorf("create ExtensionConfig %s: %w", f.configs[i].name, err)
+		}
+	}
+	work := make(chan classFixture)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for cf := range work {
+				if err := c.Create(ctx, f.clusterClass(cf)); err != nil {
+					select {
+					case errs <- fmt.Errorf("create ClusterClass %s/%s: %w", cf.namespace, cf.name, err):
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for _, cf := range f.classes {
+		work <- cf
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
+
+// admitted reports whether config i admits namespace ns with labels.
+func (f *fixture) admitted(i int, labels map[string]string) bool {
+	ok, _ := extensionindex.Admits(f.configs[i].selector, labels)
+	return ok
+}
+
+// referencers returns the ClusterClasses referencing config i.
+func (f *fixture) referencers(i int) []classFixture {
+	var out []classFixture
+	for _, cf := range f.classes {
+		for _, c := range cf.configs {
+			if c == i {
+				out = append(out, cf)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// mostPopular returns config indexes by referencer count, highest first.
+func (f *fixture) mostPopular() []int {
+	counts := make([]int, len(f.configs))
+	for _, cf := range f.classes {
+		for _, c := range cf.configs {
+			counts[c]++
+		}
+	}
+	order := make([]int, len(f.configs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return counts[order[a]] > counts[order[b]] })
+	return order
+}
+
+func admitsSelector(selector *metav1.LabelSelector, labels map[string]string) (bool, error) {
+	return extensionindex.Admits(selector, labels)
+}
+
+// anyAdmitted reports whether config i admits any referencer's namespace.
+func (f *fixture) anyAdmitted(i int) bool {
+	for _, cf := range f.referencers(i) {
+		if f.admitted(i, f.namespaces[cf.namespace]) {
+			return true
+		}
+	}
+	return false
+}
+
+// flipNamespace switches the first namespace's tier and returns its name.
+func (f *fixture) flipNamespace() string {
+	name := f.classes[0].namespace
+	labels := maps.Clone(f.namespaces[name])
+	if labels[tierLabel] == "a" {
+		labels[tierLabel] = "b"
+	} else {
+		labels[tierLabel] = "a"
+	}
+	f.namespaces[name] = labels
+	return name
+}
+
+// namespaceFlipOptimum counts the ClusterClasses in the namespace about to
+// flip whose referenced configs change their admission, and the calls for
+// configs that newly admit a namespace without a known answer.
+func (f *fixture) namespaceFlipOptimum() (reconciles, calls int) {
+	name := f.classes[0].namespace
+	old := f.namespaces[name]
+	flipped := maps.Clone(old)
+	if flipped[tierLabel] == "a" {
+		flipped[tierLabel] = "b"
+	} else {
+		flipped[tierLabel] = "a"
+	}
+	needCall := map[int]bool{}
+	for _, cf := range f.classes {
+		if cf.namespace != name {
+			continue
+		}
+		affected := false
+		for _, i := range cf.configs {
+			before, _ := admitsSelector(f.configs[i].selector, old)
+			after, _ := admitsSelector(f.configs[i].selector, flipped)
+			if before != after {
+				affected = true
+			}
+			if after && !before && !f.anyAdmitted(i) {
+				needCall[i] = true
+			}
+		}
+		if affected {
+			reconciles++
+		}
+	}
+	return reconciles, len(needCall)
+}

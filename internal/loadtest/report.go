@@ -1,0 +1,125 @@
+package loadtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteTable prints a result as an aligned table.
+func WriteTable(w io.Writer, r *Result) error {
+	s := r.Scenario
+	fmt.Fprintf(w, "\nscenario %s: %d ClusterClasses, %d ExtensionConfigs (%.0f%% with a namespaceSelector), %d namespaces; set-up %s\n",
+		s.Name, s.ClusterClasses, s.ExtensionConfigs, s.SelectorShare*100, s.Namespaces, r.Setup.Round(time.Millisecond))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "event\twrites\tenqueues\treconciles\tcalls\toptimum reconciles\toptimum calls\tscan enqueues\tscan reconciles\tscan calls\tconvergence\t")
+	for _, row := range r.Rows {
+		convergence := "-"
+		if row.Convergence > 0 {
+			convergence = row.Convergence.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", row.Event, row.Events, row.Enqueues, row.Reconciles, row.Calls,
+			row.OptimumReconciles, row.OptimumCalls, row.ScanEnqueues, row.ScanReconciles, row.ScanCalls, convergence)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, row := range r.Rows {
+		if row.Note != "" {
+			fmt.Fprintf(w, "note (%s): %s\n", row.Event, row.Note)
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes results to path.
+func WriteJSON(path string, results []*Result) error {
+	data, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// totals sums a result's rows.
+func totals(r *Result) (reconciles, calls, scanReconciles, scanCalls int) {
+	for _, row := range r.Rows {
+		reconciles += row.Reconciles
+		calls += int(row.Calls)
+		scanReconciles += row.ScanReconciles
+		scanCalls += row.ScanCalls
+	}
+	return
+}
+
+// WriteSVG charts, against the number of ClusterClasses, the reconciles
+// and extension calls all events cost, ours and the scan's, on a log scale.
+func WriteSVG(path string, results []*Result) error {
+	const (
+		width, height = 720, 420
+		left, right   = 70, 200
+		top, bottom   = 30, 50
+	)
+	type series struct {
+		name, color, dash string
+		value             func(*Result) int
+	}
+	all := []series{
+		{"scan reconciles", "#c0392b", "", func(r *Result) int { _, _, v, _ := totals(r); return v }},
+		{"scan calls", "#c0392b", "6,4", func(r *Result) int { _, _, _, v := totals(r); return v }},
+		{"our reconciles", "#2471a3", "", func(r *Result) int { v, _, _, _ := totals(r); return v }},
+		{"our calls", "#2471a3", "6,4", func(r *Result) int { _, v, _, _ := totals(r); return v }},
+	}
+	maxN, maxV := 1, 1
+	for _, r := range results {
+		maxN = max(maxN, r.Scenario.ClusterClasses)
+		for _, s := range all {
+			maxV = max(maxV, s.value(r))
+		}
+	}
+	logScale := func(v, top float64) float64 {
+		if v < 1 {
+			v = 1
+		}
+		return math.Log10(v) / math.Log10(max(top, 10))
+	}
+	x := func(n int) float64 { return left + logScale(float64(n), float64(maxN))*(width-left-right) }
+	y := func(v int) float64 {
+		return height - bottom - logScale(float64(v)+1, float64(maxV)+1)*(height-top-bottom)
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">Reconciles and extension calls for all events, by ClusterClasses (log scales)</text>`+"\n", left)
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", left, height-bottom, width-right, height-bottom)
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", left, top, left, height-bottom)
+	for _, r := range results {
+		n := r.Scenario.ClusterClasses
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%d</text>`+"\n", x(n), height-bottom+18, n)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">ClusterClasses</text>`+"\n", (left+width-right)/2, height-10)
+	for v := 1; v <= maxV*10; v *= 10 {
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%d</text>`+"\n", left-6, y(v)+4, v)
+	}
+	for i, s := range all {
+		var points []string
+		for _, r := range results {
+			points = append(points, fmt.Sprintf("%.1f,%.1f", x(r.Scenario.ClusterClasses), y(s.value(r))))
+		}
+		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" stroke-dasharray="%s" points="%s"/>`+"\n", s.color, s.dash, strings.Join(points, " "))
+		for _, r := range results {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", x(r.Scenario.ClusterClasses), y(s.value(r)), s.color)
+		}
+		ly := top + 20 + i*20
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`+"\n", width-right+15, ly, width-right+45, ly, s.color, s.dash)
+		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`+"\n", width-right+50, ly+4, s.name)
+	}
+	b.WriteString("</svg>\n")
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}

@@ -1,0 +1,555 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+)
+
+// Options configure one run.
+type Options struct {
+	// Config reaches the control plane (the local one, usually).
+	Config *rest.Config
+	// Quiet is how long no reconcile may happen before an event counts as
+	// settled.
+	Quiet time.Duration
+	// Timeout bounds the wait for any one step.
+	Timeout time.Duration
+	// Progress receives one line per step.
+	Progress io.Writer
+}
+
+// Row is the account of one event.
+type Row struct {
+	Event string `json:"event"`
+	// Events is the number of API writes the event consisted of.
+	Events int `json:"events"`
+	// Enqueues, Reconciles and Calls are ours; Calls are DiscoverVariables
+	// calls counted by the extensions.
+	Enqueues   int   `json:"enqueues"`
+	Reconciles int   `json:"reconciles"`
+	Calls      int64 `json:"calls"`
+	// OptimumReconciles are the ClusterClasses whose observable inputs
+	// changed; OptimumCalls the distinct registrations among them whose
+	// answer was not known yet.
+	OptimumReconciles int `json:"optimumReconciles"`
+	OptimumCalls      int `json:"optimumCalls"`
+	// ScanEnqueues is what Cluster API's scan mapping enqueues for the same
+	// events (old and new object of each update); ScanReconciles the
+	// distinct ClusterClasses per event, summed; ScanCalls one
+	// DiscoverVariables call per discover patch of each of those
+	// reconciles, as Cluster API makes without a call cache.
+	ScanEnqueues   int `json:"scanEnqueues"`
+	ScanReconciles int `json:"scanReconciles"`
+	ScanCalls      int `json:"scanCalls"`
+	// Convergence is the time from the change to every affected
+	// ClusterClass's status showing it, when measured.
+	Convergence time.Duration `json:"convergenceNanos,omitempty"`
+	// Note says what the scan misses, when it does.
+	Note string `json:"note,omitempty"`
+}
+
+// Result is one scenario's run.
+type Result struct {
+	Scenario Scenario      `json:"scenario"`
+	Setup    time.Duration `json:"setupNanos"`
+	Rows     []Row         `json:"rows"`
+}
+
+type run struct {
+	opts       Options
+	fixture    *fixture
+	client     client.Client
+	mgr        *manager.Manager
+	reconciles atomic.Int64
+}
+
+// Run builds the scenario on the control plane, runs the controller
+// in-process, drives every event and returns the accounts.
+func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Quiet == 0 {
+		opts.Quiet = 2 * time.Second
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 5 * time.Minute
+	}
+	if opts.Progress == nil {
+		opts.Progress = io.Discard
+	}
+	c, err := client.New(opts.Config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return nil, err
+	}
+	f, err := newFixture(s, fmt.Sprintf("%s-%d", s.Name, time.Now().Unix()))
+	if err != nil {
+		return nil, err
+	}
+	defer f.stop()
+	r := &run{opts: opts, fixture: f, client: c}
+	defer r.cleanup(context.WithoutCancel(ctx))
+
+	started := time.Now()
+	r.progress("creating %d namespaces, %d ExtensionConfigs, %d ClusterClasses", s.Namespaces, s.ExtensionConfigs, s.ClusterClasses)
+	if err := f.create(ctx, c); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := r.startManager(ctx); err != nil {
+		return nil, err
+	}
+	r.progress("waiting for every ClusterClass to publish its variables")
+	if err := r.waitInitial(ctx); err != nil {
+		return nil, err
+	}
+	result := &Result{Scenario: s, Setup: time.Since(started)}
+	for _, e := range r.events() {
+		r.progress("event: %s", e.name)
+		row, err := r.measure(ctx, e)
+		if err != nil {
+			return nil, fmt.Errorf("event %s: %w", e.name, err)
+		}
+		result.Rows = append(result.Rows, row)
+	}
+	return result, nil
+}
+
+func (r *run) progress(format string, args ...any) {
+	fmt.Fprintf(r.opts.Progress, format+"\n", args...)
+}
+
+func (r *run) startManager(ctx context.Context) error {
+	mgr, err := manager.New(ctx, r.opts.Config, manager.Options{
+		MetricsBindAddress:     "0",
+		HealthProbeBindAddress: "0",
+		// Re-discovery would add noise; the events trigger it on purpose.
+		RediscoveryInterval:     time.Hour,
+		ClusterClassConcurrency: 10,
+		AfterClusterClassReconcile: func(reconcile.Request) {
+			r.reconciles.Add(1)
+		},
+		SkipControllerNameValidation: true,
+	})
+	if err != nil {
+		return err
+	}
+	r.mgr = mgr
+	go func() { _ = mgr.Start(ctx) }()
+	return nil
+}
+
+// waitInitial waits until every ClusterClass has a VariablesReady
+// condition for its generation, and the controller is idle.
+func (r *run) waitInitial(ctx context.Context) error {
+	return r.poll(ctx, "initial reconcile", func() (bool, error) {
+		list := &clusterv1.ClusterClassList{}
+		if err := r.client.List(ctx, list); err != nil {
+			return false, err
+		}
+		want := map[string]bool{}
+		for _, cf := range r.fixture.classes {
+			want[cf.namespace+"/"+cf.name] = true
+		}
+		ready := 0
+		for i := range list.Items {
+			cc := &list.Items[i]
+			if !want[cc.Namespace+"/"+cc.Name] {
+				continue
+			}
+			c := meta.FindStatusCondition(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
+			if c != nil && (c.Status == metav1.ConditionTrue || c.Reason == clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason) {
+				ready++
+			}
+		}
+		return ready == len(want), nil
+	}, true)
+}
+
+// poll runs check until it passes and, when idle is set, until no
+// reconcile happened for the quiet period after that.
+func (r *run) poll(ctx context.Context, what string, check func() (bool, error), idle bool) error {
+	deadline := time.Now().Add(r.opts.Timeout)
+	lastCount, lastChange := r.reconciles.Load(), time.Now()
+	passed := false
+	for {
+		if !passed {
+			ok, err := check()
+			if err != nil {
+				return err
+			}
+			passed = ok
+		}
+		if n := r.reconciles.Load(); n != lastCount {
+			lastCount, lastChange = n, time.Now()
+		}
+		if passed && (!idle || time.Since(lastChange) >= r.opts.Quiet) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: not done within %s", what, r.opts.Timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// event is one change to drive.
+type event struct {
+	name string
+	// apply makes the change and returns how many API writes it took, the
+	// scan's account of those writes, and a check that the controller has
+	// seen the change (beyond going idle).
+	apply func(ctx context.Context) (writes int, scan scanCount, seen func() (bool, error), err error)
+	// optimum returns the reconciles and calls the event should cost.
+	optimum func() (reconciles, calls int)
+	// converged, when set, reports whether every affected ClusterClass
+	// shows the change; the time to get there is measured.
+	converged func(ctx context.Context) (bool, error)
+	note      string
+}
+
+type scanCount struct{ enqueues, reconciles, calls int }
+
+func (s *scanCount) add(o scanCount) {
+	s.enqueues += o.enqueues
+	s.reconciles += o.reconciles
+	s.calls += o.calls
+}
+
+func (r *run) measure(ctx context.Context, e event) (Row, error) {
+	enqueuedBefore := r.enqueued()
+	reconcilesBefore := r.reconciles.Load()
+	callsBefore := r.discoverVariablesCalls()
+	optimumReconciles, optimumCalls := e.optimum()
+
+	started := time.Now()
+	writes, scan, seen, err := e.apply(ctx)
+	if err != nil {
+		return Row{}, err
+	}
+	var convergence time.Duration
+	if e.converged != nil {
+		if err := r.poll(ctx, "convergence", func() (bool, error) { return e.converged(ctx) }, false); err != nil {
+			return Row{}, err
+		}
+		convergence = time.Since(started)
+	}
+	if err := r.poll(ctx, "settle", seen, true); err != nil {
+		return Row{}, err
+	}
+	return Row{
+		Event:             e.name,
+		Events:            writes,
+		Enqueues:          int(r.enqueued() - enqueuedBefore),
+		Reconciles:        int(r.reconciles.Load() - reconcilesBefore),
+		Calls:             r.discoverVariablesCalls() - callsBefore,
+		OptimumReconciles: optimumReconciles,
+		OptimumCalls:      optimumCalls,
+		ScanEnqueues:      scan.enqueues,
+		ScanReconciles:    scan.reconciles,
+		ScanCalls:         scan.calls,
+		Convergence:       convergence,
+		Note:              e.note,
+	}, nil
+}
+
+func (r *run) enqueued() float64 {
+	total := 0.0
+	for _, trigger := range []string{metrics.TriggerClusterClass, metrics.TriggerExtensionConfig, metrics.TriggerNamespace} {
+		total += testutil.ToFloat64(metrics.ClusterClassEnqueued.WithLabelValues(trigger))
+	}
+	return total
+}
+
+func (r *run) discoverVariablesCalls() int64 {
+	var total int64
+	for _, c := range r.fixture.configs {
+		total += c.extension.Server.Calls()["DiscoverVariables/"+sampleextension.DiscoverVariablesHandler]
+	}
+	return total
+}
+
+func (r *run) discoveries(i int) int64 {
+	return r.fixture.configs[i].extension.Server.Calls()["Discovery"]
+}
+
+// scanUpdate is the scan's account of one update event of config i.
+func (r *run) scanUpdate(ctx context.Context, old, new *runtimev1.ExtensionConfig) (scanCount, error) {
+	reader := r.mgr.GetCache()
+	before, err := ScanMapping(ctx, reader, old)
+	if err != nil {
+		return scanCount{}, err
+	}
+	after, err := ScanMapping(ctx, reader, new)
+	if err != nil {
+		return scanCount{}, err
+	}
+	distinct := map[string]bool{}
+	for _, req := range append(before, after...) {
+		distinct[req.String()] = true
+	}
+	calls := 0
+	for name := range distinct {
+		calls += r.discoverPatchesOf(name)
+	}
+	return scanCount{enqueues: len(before) + len(after), reconciles: len(distinct), calls: calls}, nil
+}
+
+func (r *run) discoverPatchesOf(namespacedName string) int {
+	for _, cf := range r.fixture.classes {
+		if cf.namespace+"/"+cf.name == namespacedName {
+			return len(cf.configs)
+		}
+	}
+	return 0
+}
+
+func (r *run) getConfig(ctx context.Context, i int) (*runtimev1.ExtensionConfig, error) {
+	ext := &runtimev1.ExtensionConfig{}
+	err := r.client.Get(ctx, client.ObjectKey{Name: r.fixture.configs[i].name}, ext)
+	return ext, err
+}
+
+// updateConfig applies mutate to config i and returns the scan's account.
+func (r *run) updateConfig(ctx context.Context, i int, mutate func(*runtimev1.ExtensionConfig)) (scanCount, error) {
+	old, err := r.getConfig(ctx, i)
+	if err != nil {
+		return scanCount{}, err
+	}
+	updated := old.DeepCopy()
+	mutate(updated)
+	if err := r.client.Update(ctx, updated); err != nil {
+		return scanCount{}, err
+	}
+	return r.scanUpdate(ctx, old, updated)
+}
+
+// discoveredAgain returns a check that config i ran Discovery since now.
+func (r *run) discoveredAgain(i int) func() (bool, error) {
+	base := r.discoveries(i)
+	return func() (bool, error) { return r.discoveries(i) > base, nil }
+}
+
+// affected counts, for config i under a registration change, the admitted
+// referencers and whether a call is needed.
+func (r *run) affectedByRegistration(i int) (reconciles, calls int) {
+	for _, cf := range r.fixture.referencers(i) {
+		if r.fixture.admitted(i, r.fixture.namespaces[cf.namespace]) {
+			reconciles++
+		}
+	}
+	if reconciles > 0 {
+		calls = 1
+	}
+	return reconciles, calls
+}
+
+func (r *run) events() []event {
+	f := r.fixture
+	popular := f.mostPopular()
+	timeoutTarget, variablesTarget := popular[0], popular[1]
+	selectorTarget := -1
+	for _, i := range popular {
+		if f.configs[i].selector != nil && len(f.referencers(i)) > 0 {
+			selectorTarget = i
+			break
+		}
+	}
+	var events []event
+	events = append(events, event{
+		name: "resync of every ExtensionConfig",
+		apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
+			var scan scanCount
+			bases := make([]int64, len(f.configs))
+			for i := range f.configs {
+				bases[i] = r.discoveries(i)
+				s, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
+					if e.Annotations == nil {
+						e.Annotations = map[string]string{}
+					}
+					e.Annotations["loadtest/resync"] = strconv.FormatInt(time.Now().UnixNano(), 10)
+				})
+				if err != nil {
+					return 0, scan, nil, err
+				}
+				scan.add(s)
+			}
+			seen := func() (bool, error) {
+				for i := range f.configs {
+					if r.discoveries(i) <= bases[i] {
+						return false, nil
+					}
+				}
+				return true, nil
+			}
+			return len(f.configs), scan, seen, nil
+		},
+		optimum: func() (int, int) { return 0, 0 },
+	})
+	events = append(events, event{
+		name: "status-only write",
+		apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
+			old, err := r.getConfig(ctx, timeoutTarget)
+			if err != nil {
+				return 0, scanCount{}, nil, err
+			}
+			updated := old.DeepCopy()
+			meta.SetStatusCondition(&updated.Status.Conditions, metav1.Condition{
+				Type: "LoadTestAudited", Status: metav1.ConditionTrue, Reason: "Audited", Message: time.Now().String(),
+			})
+			if err := r.client.Status().Update(ctx, updated); err != nil {
+				return 0, scanCount{}, nil, err
+			}
+			scan, err := r.scanUpdate(ctx, old, updated)
+			return 1, scan, func() (bool, error) { return true, nil }, err
+		},
+		optimum: func() (int, int) { return 0, 0 },
+	})
+	events = append(events, event{
+		name: "one handler's timeout changes",
+		apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
+			handlers := sampleextension.DefaultHandlers()
+			for j := range handlers {
+				if handlers[j].Name == sampleextension.DiscoverVariablesHandler {
+					handlers[j].TimeoutSeconds = ptr.To[int32](20)
+				}
+			}
+			f.configs[timeoutTarget].extension.Server.SetHandlers(handlers)
+			seen := r.discoveredAgain(timeoutTarget)
+			scan, err := r.updateConfig(ctx, timeoutTarget, func(e *runtimev1.ExtensionConfig) {
+				// Ask for discovery now rather than at the next interval.
+				if e.Annotations == nil {
+					e.Annotations = map[string]string{}
+				}
+				e.Annotations["loadtest/rediscover"] = "timeout"
+			})
+			return 1, scan, seen, err
+		},
+		optimum: func() (int, int) { return r.affectedByRegistration(timeoutTarget) },
+	})
+	if selectorTarget >= 0 {
+		events = append(events, event{
+			name: "namespaceSelector changes",
+			apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
+				seen := r.discoveredAgain(selectorTarget)
+				scan, err := r.updateConfig(ctx, selectorTarget, func(e *runtimev1.ExtensionConfig) {
+					e.Spec.NamespaceSelector = tierSelector("b")
+				})
+				return 1, scan, seen, err
+			},
+			optimum: func() (int, int) {
+				reconciles, calls := 0, 0
+				newly := false
+				for _, cf := range f.referencers(selectorTarget) {
+					labels := f.namespaces[cf.namespace]
+					before, _ := admitsSelector(f.configs[selectorTarget].selector, labels)
+					after, _ := admitsSelector(tierSelector("b"), labels)
+					if before != after {
+						reconciles++
+					}
+					if after && !before {
+						newly = true
+					}
+				}
+				// An answer is already cached when any namespace was
+				// admitted before: the selector is not part of the call.
+				if newly && !f.anyAdmitted(selectorTarget) {
+					calls = 1
+				}
+				f.configs[selectorTarget].selector = tierSelector("b")
+				return reconciles, calls
+			},
+		})
+	}
+	events = append(events, event{
+		name: "Namespace label flips",
+		note: "Cluster API does not watch Namespaces: its ClusterClasses stay stale",
+		apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
+			name := f.flipNamespace()
+			ns := &corev1.Namespace{}
+			if err := r.client.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
+				return 0, scanCount{}, nil, err
+			}
+			ns.Labels[tierLabel] = f.namespaces[name][tierLabel]
+			err := r.client.Update(ctx, ns)
+			return 1, scanCount{}, func() (bool, error) { return true, nil }, err
+		},
+		optimum: func() (int, int) { return f.namespaceFlipOptimum() },
+	})
+	events = append(events, event{
+		name: "extension answers new variables after a registration change",
+		apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
+			f.configs[variablesTarget].extension.Server.SetVariables(sampleextension.DiscoverVariablesHandler,
+				[]clusterv1.ClusterClassVariable{stringVariable("size"), stringVariable("zone")})
+			seen := r.discoveredAgain(variablesTarget)
+			scan, err := r.updateConfig(ctx, variablesTarget, func(e *runtimev1.ExtensionConfig) {
+				e.Spec.Settings = map[string]string{"revision": "2"}
+			})
+			return 1, scan, seen, err
+		},
+		optimum:   func() (int, int) { return r.affectedByRegistration(variablesTarget) },
+		converged: func(ctx context.Context) (bool, error) { return r.showsVariable(ctx, variablesTarget, "zone") },
+	})
+	return events
+}
+
+// showsVariable reports whether every admitted referencer of config i
+// publishes variable name.
+func (r *run) showsVariable(ctx context.Context, i int, name string) (bool, error) {
+	for _, cf := range r.fixture.referencers(i) {
+		if !r.fixture.admitted(i, r.fixture.namespaces[cf.namespace]) {
+			continue
+		}
+		cc := &clusterv1.ClusterClass{}
+		if err := r.client.Get(ctx, client.ObjectKey{Namespace: cf.namespace, Name: cf.name}, cc); err != nil {
+			return false, err
+		}
+		found := false
+		for _, v := range cc.Status.Variables {
+			if v.Name == name {
+				found = true
+			}
+		}
+		if !found {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// cleanup deletes the scenario's ClusterClasses and ExtensionConfigs so the
+// next scenario on the same control plane starts from its own objects
+// (namespaces stay: only kube-controller-manager can finish deleting them).
+func (r *run) cleanup(ctx context.Context) {
+	for ns := range r.fixture.namespaces {
+		_ = r.client.DeleteAllOf(ctx, &clusterv1.ClusterClass{}, client.InNamespace(ns))
+	}
+	for _, c := range r.fixture.configs {
+		_ = r.client.Delete(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: c.name}})
+	}
+}

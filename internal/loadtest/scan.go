@@ -1,0 +1,58 @@
+package loadtest
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+)
+
+// ScanMapping is Cluster API v1.14's mapping from one ExtensionConfig
+// object to ClusterClasses, the baseline we measure against: list every
+// ClusterClass from the cache, read each one's Namespace to test the
+// config's namespaceSelector, and enqueue those whose
+// discoverVariablesExtension names the config. Cluster API runs it for
+// every event, on the old and the new object of an update.
+func ScanMapping(ctx context.Context, reader client.Reader, ext *runtimev1.ExtensionConfig) ([]reconcile.Request, error) {
+	selector := labels.Everything()
+	if ext.Spec.NamespaceSelector != nil {
+		s, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector)
+		if err != nil {
+			return nil, err
+		}
+		selector = s
+	}
+	list := &clusterv1.ClusterClassList{}
+	if err := reader.List(ctx, list); err != nil {
+		return nil, err
+	}
+	var requests []reconcile.Request
+	for i := range list.Items {
+		cc := &list.Items[i]
+		ns := &corev1.Namespace{}
+		if err := reader.Get(ctx, client.ObjectKey{Name: cc.Namespace}, ns); err != nil {
+			return nil, err
+		}
+		if !selector.Matches(labels.Set(ns.Labels)) {
+			continue
+		}
+		for _, patch := range cc.Spec.Patches {
+			if patch.External == nil || patch.External.DiscoverVariablesExtension == "" {
+				continue
+			}
+			if config, ok := extensionindex.ExtensionConfigOf(patch.External.DiscoverVariablesExtension); ok && config == ext.Name {
+				requests = append(requests, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}})
+				break
+			}
+		}
+	}
+	return requests, nil
+}
