@@ -183,6 +183,17 @@ func (f *fixture) admitted(i int, labels map[string]string) bool {
 	return ok
 }
 
+// admittedEverywhere reports whether every config cf references admits
+// its namespace.
+func (f *fixture) admittedEverywhere(cf classFixture) bool {
+	for _, i := range cf.configs {
+		if !f.admitted(i, f.namespaces[cf.namespace]) {
+			return false
+		}
+	}
+	return true
+}
+
 // referencers returns the ClusterClasses referencing config i.
 func (f *fixture) referencers(i int) []classFixture {
 	var out []classFixture

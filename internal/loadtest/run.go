@@ -518,11 +518,14 @@ func (r *run) events() []event {
 	return events
 }
 
-// showsVariable reports whether every admitted referencer of config i
-// publishes variable name.
+// showsVariable reports whether every referencer of config i that can
+// publish variables (all its references admit its namespace) publishes
+// variable name.
 func (r *run) showsVariable(ctx context.Context, i int, name string) (bool, error) {
 	for _, cf := range r.fixture.referencers(i) {
-		if !r.fixture.admitted(i, r.fixture.namespaces[cf.namespace]) {
+		// A ClusterClass with any reference its namespace may not use
+		// keeps its last good variables by design; it cannot show them.
+		if !r.fixture.admittedEverywhere(cf) {
 			continue
 		}
 		cc := &clusterv1.ClusterClass{}

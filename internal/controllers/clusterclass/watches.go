@@ -73,9 +73,12 @@ func (r *Reconciler) registrySource(mapper extensionindex.Mapper) source.Source 
 				return
 			}
 			// Answers cached under a changed or removed registration are
-			// never valid again; dropping them keeps the cache bounded.
+			// never valid again; dropping them keeps the cache bounded. A
+			// selector change keeps them: admission is not part of a call.
 			for _, c := range changes {
-				r.Cache.Forget(c.Handler)
+				if c.Kind != extensionindex.SelectorChanged {
+					r.Cache.Forget(c.Handler)
+				}
 			}
 			metrics.VariablesCacheEntries.Set(float64(r.Cache.Len()))
 			requests, err := mapper.RequestsForChanges(ctx, changes)
