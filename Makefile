@@ -68,6 +68,10 @@ build: ## Build the manager binary into bin/.
 run: tools build ## Run the controller against the local control plane (data kept in .local/).
 	$(MANAGER) --local --local-dir "$(LOCAL_DIR)" $(ARGS)
 
+.PHONY: loadtest
+loadtest: tools build ## Run the load tool (seed and scale at N=1000) on a fresh local control plane; LOADTEST_ARGS adds flags.
+	$(MANAGER) loadtest --out loadtest-results $(LOADTEST_ARGS)
+
 .PHONY: clean-local
 clean-local: ## Wipe the local control plane's data directory.
 	rm -rf "$(LOCAL_DIR)"

@@ -1,0 +1,83 @@
+package loadtest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+// The seed scenario end to end: the controller must cost exactly the
+// optimum for every event, and never more than the scan.
+func TestRun_SeedScenarioCostsTheOptimum(t *testing.T) {
+	result, err := Run(context.Background(), SeedScenario(), Options{Config: env.Config, Quiet: time.Second, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(result.Rows) != 6 {
+		t.Fatalf("got %d events, want 6", len(result.Rows))
+	}
+	for _, row := range result.Rows {
+		if row.Reconciles != row.OptimumReconciles || int(row.Calls) != row.OptimumCalls {
+			t.Errorf("%s: %d reconciles and %d calls, optimum %d and %d", row.Event, row.Reconciles, row.Calls, row.OptimumReconciles, row.OptimumCalls)
+		}
+		if row.Event != "Namespace label flips" && row.ScanReconciles < row.Reconciles {
+			t.Errorf("%s: the scan reconciles %d, fewer than our %d: the accounting is off", row.Event, row.ScanReconciles, row.Reconciles)
+		}
+	}
+	resync := result.Rows[0]
+	if resync.Reconciles != 0 || resync.ScanReconciles == 0 {
+		t.Errorf("resync: ours %d, scan %d; want 0 and more than 0", resync.Reconciles, resync.ScanReconciles)
+	}
+
+	var table bytes.Buffer
+	if err := WriteTable(&table, result); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "resync of every ExtensionConfig") {
+		t.Errorf("table lacks the resync row:\n%s", table.String())
+	}
+	dir := t.TempDir()
+	if err := WriteJSON(filepath.Join(dir, "results.json"), []*Result{result}); err != nil {
+		t.Fatal(err)
+	}
+	svg := filepath.Join(dir, "chart.svg")
+	if err := WriteSVG(svg, []*Result{result}); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(svg); err != nil || !bytes.Contains(data, []byte("<polyline")) {
+		t.Errorf("chart has no lines: %v", err)
+	}
+}
+
+func TestScenario_ReferencesAreDistinctAndSkewed(t *testing.T) {
+	s := ScaleScenario(2000, 50, 10, 0.2)
+	refs := s.references()
+	counts := make([]int, s.ExtensionConfigs)
+	for i, r := range refs {
+		if len(r) != s.RefsPerClass || r[0] == r[1] {
+			t.Fatalf("ClusterClass %d has references %v", i, r)
+		}
+		for _, c := range r {
+			counts[c]++
+		}
+	}
+	// A few popular extensions and a long tail: the most used config
+	// serves many times the median.
+	sorted := append([]int(nil), counts...)
+	sort.Ints(sorted)
+	maxCount := sorted[len(sorted)-1]
+	if median := sorted[len(sorted)/2]; maxCount < 5*max(median, 1) {
+		t.Errorf("most used config has %d references, median %d: not skewed", maxCount, median)
+	}
+}
