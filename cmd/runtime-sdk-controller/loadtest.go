@@ -34,6 +34,7 @@ type loadtestOptions struct {
 	out           string
 	quiet         time.Duration
 	timeout       time.Duration
+	merge         string
 }
 
 // runLoadtest is the `loadtest` subcommand: it starts a fresh local control
@@ -51,6 +52,7 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
 	fs.StringVar(&o.out, "out", "loadtest-results", "Directory for results.json and chart.svg.")
 	fs.DurationVar(&o.quiet, "quiet", 2*time.Second, "How long without reconciles an event counts as settled.")
+	fs.StringVar(&o.merge, "merge", "", "Comma-separated results.json files of earlier runs to add to this run's JSON and chart (with --scenarios \"\", only merge).")
 	fs.DurationVar(&o.timeout, "step-timeout", 2*time.Minute, "Longest wait for one step (set-up, one event) to settle.")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -69,6 +71,7 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 	var scenarios []loadtest.Scenario
 	for _, s := range strings.Split(o.scenarios, ",") {
 		switch strings.TrimSpace(s) {
+		case "":
 		case "seed":
 			scenarios = append(scenarios, loadtest.SeedScenario())
 		case "scale":
@@ -102,6 +105,13 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	results, err := loadtest.ReadJSON(o.merge)
+	if err != nil {
+		return err
+	}
+	if len(scenarios) == 0 {
+		return writeResults(o, results, stdout)
+	}
 	if err := os.RemoveAll(o.localDir); err != nil {
 		return fmt.Errorf("wipe %s: %w", o.localDir, err)
 	}
@@ -113,7 +123,6 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 	config := cluster.Config()
 	config.QPS, config.Burst = 500, 1000
 
-	var results []*loadtest.Result
 	for _, s := range scenarios {
 		result, err := loadtest.Run(ctx, s, loadtest.Options{Config: config, Quiet: o.quiet, Timeout: o.timeout, Progress: stderr})
 		if err != nil {
@@ -124,6 +133,19 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 		}
 		results = append(results, result)
 	}
+	if err := writeResults(o, results, stdout); err != nil {
+		return err
+	}
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err == nil {
+		// Linux reports ru_maxrss in KiB.
+		fmt.Fprintf(stdout, "\npeak RSS of this process (controller, sample extensions and load driver): %d MiB\n", usage.Maxrss/1024)
+	}
+	return nil
+}
+
+// writeResults writes results.json and chart.svg into the output directory.
+func writeResults(o loadtestOptions, results []*loadtest.Result, stdout io.Writer) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
@@ -133,11 +155,6 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 	}
 	if err := loadtest.WriteSVG(svgPath, results); err != nil {
 		return err
-	}
-	var usage syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err == nil {
-		// Linux reports ru_maxrss in KiB.
-		fmt.Fprintf(stdout, "\npeak RSS of this process (controller, sample extensions and load driver): %d MiB\n", usage.Maxrss/1024)
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", jsonPath, svgPath)
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -46,6 +47,27 @@ func WriteJSON(path string, results []*Result) error {
 	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
+// ReadJSON reads and concatenates results files named in a comma-separated
+// list; an empty list reads nothing.
+func ReadJSON(paths string) ([]*Result, error) {
+	var all []*Result
+	for _, path := range strings.Split(paths, ",") {
+		if path = strings.TrimSpace(path); path == "" {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var results []*Result
+		if err := json.Unmarshal(data, &results); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		all = append(all, results...)
+	}
+	return all, nil
+}
+
 // totals sums a result's rows.
 func totals(r *Result) (reconciles, calls, scanReconciles, scanCalls int) {
 	for _, row := range r.Rows {
@@ -75,6 +97,8 @@ func WriteSVG(path string, results []*Result) error {
 		{"our reconciles", "#2471a3", "", func(r *Result) int { v, _, _, _ := totals(r); return v }},
 		{"our calls", "#2471a3", "6,4", func(r *Result) int { _, v, _, _ := totals(r); return v }},
 	}
+	results = append([]*Result(nil), results...)
+	sort.SliceStable(results, func(i, j int) bool { return results[i].Scenario.ClusterClasses < results[j].Scenario.ClusterClasses })
 	maxN, maxV := 1, 1
 	for _, r := range results {
 		maxN = max(maxN, r.Scenario.ClusterClasses)
