@@ -85,7 +85,7 @@ func WriteSVG(path string, results []*Result) error {
 	const (
 		width, height = 720, 420
 		left, right   = 70, 200
-		top, bottom   = 30, 50
+		top, bottom   = 45, 50
 	)
 	type series struct {
 		name, color, dash string
