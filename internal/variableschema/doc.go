@@ -1,0 +1,13 @@
+// Package variableschema checks ClusterClass variable schemas, inline or
+// returned by a DiscoverVariables extension, with the apiserver's own
+// schema code (k8s.io/apiextensions-apiserver): the schema must be
+// structural, use only the OpenAPI types and formats Kubernetes supports,
+// carry x-kubernetes-validations rules that compile within the CRD cost
+// limits, and have defaults and examples that are valid against it. The
+// variable name must not be the reserved "builtin" nor contain a dot.
+//
+// A ClusterClass must never publish a schema Clusters cannot be validated
+// against, so the controller checks every variable before it reaches
+// status.variables. Results are cached per (name, schema): a resync
+// re-validates nothing.
+package variableschema

@@ -1,0 +1,243 @@
+package variableschema
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	schemadefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+)
+
+// valueProperty and rootMarker name the synthetic root the apiserver's
+// checks run on; rebase maps their paths back onto the variable's.
+const (
+	valueProperty = "value"
+	rootMarker    = "<root>"
+)
+
+// rebase rewrites error paths under the synthetic root onto schemaPath.
+func rebase(errs field.ErrorList, schemaPath *field.Path) field.ErrorList {
+	prefix := rootMarker + ".properties[" + valueProperty + "]"
+	out := make(field.ErrorList, 0, len(errs))
+	for _, e := range errs {
+		e := *e
+		switch {
+		case strings.HasPrefix(e.Field, prefix):
+			e.Field = schemaPath.String() + strings.TrimPrefix(e.Field, prefix)
+		case strings.HasPrefix(e.Field, rootMarker):
+			e.Field = schemaPath.String()
+		}
+		out = append(out, &e)
+	}
+	return out
+}
+
+// staticCostLimit bounds the estimated cost of one CEL rule, as the
+// apiserver does for CRDs.
+const staticCostLimit = 10_000_000
+
+// openAPITypes are the types a variable schema may use.
+var openAPITypes = map[string]bool{"object": true, "array": true, "string": true, "integer": true, "number": true, "boolean": true}
+
+// Validate checks one variable; errors are under fldPath.
+func Validate(variable clusterv1.ClusterClassVariable, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	namePath := fldPath.Child("name")
+	switch {
+	case variable.Name == "":
+		errs = append(errs, field.Required(namePath, "variable name must not be empty"))
+	case variable.Name == runtimehooksv1.BuiltinsName:
+		errs = append(errs, field.Invalid(namePath, variable.Name, `"builtin" is reserved for Cluster API's builtin variables`))
+	case strings.Contains(variable.Name, "."):
+		errs = append(errs, field.Invalid(namePath, variable.Name, "variable name must not contain a dot"))
+	}
+	schemaPath := fldPath.Child("schema", "openAPIV3Schema")
+	internal, err := toInternal(variable.Schema.OpenAPIV3Schema)
+	if err != nil {
+		return append(errs, field.Invalid(schemaPath, "", fmt.Sprintf("schema does not convert: %v", err)))
+	}
+	errs = append(errs, validateTypesAndFormats(internal, schemaPath)...)
+
+	// The apiserver's checks are written for a CRD's root, which must be an
+	// object; a variable's value may be anything. Check the schema as the
+	// one property of a root object, and report paths as the variable's.
+	root := &apiextensions.JSONSchemaProps{Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{valueProperty: *internal}}
+	rootPath := field.NewPath(rootMarker)
+	structural, err := structuralschema.NewStructural(root)
+	if err != nil {
+		return append(errs, field.Invalid(schemaPath, "", fmt.Sprintf("schema is not structural: %v", err)))
+	}
+	if structuralErrs := structuralschema.ValidateStructural(rootPath, structural); len(structuralErrs) > 0 {
+		return append(errs, rebase(structuralErrs, schemaPath)...)
+	}
+	value := structural.Properties[valueProperty]
+	errs = append(errs, validateCEL(&value, schemaPath)...)
+	if len(errs) > 0 {
+		// Defaults can only be judged against a schema that is itself valid.
+		return errs
+	}
+	defaultErrs, err := schemadefaulting.ValidateDefaults(context.Background(), rootPath, structural, false, true)
+	if err != nil {
+		errs = append(errs, field.InternalError(schemaPath, err))
+	}
+	errs = append(errs, rebase(defaultErrs, schemaPath)...)
+	return append(errs, validateExamples(internal, schemaPath)...)
+}
+
+// toInternal converts Cluster API's schema to the apiserver's internal
+// form. The JSON of both follows OpenAPI v3, so a JSON round trip through
+// apiextensions/v1 carries every field the apiserver knows; Cluster API's
+// own x-metadata is not part of validation and is dropped.
+func toInternal(schema clusterv1.JSONSchemaProps) (*apiextensions.JSONSchemaProps, error) {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	v1 := &apiextensionsv1.JSONSchemaProps{}
+	if err := json.Unmarshal(data, v1); err != nil {
+		return nil, err
+	}
+	out := &apiextensions.JSONSchemaProps{}
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v1, out, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// validateTypesAndFormats walks the schema for types outside OpenAPI v3's
+// and formats Kubernetes does not know.
+func validateTypesAndFormats(s *apiextensions.JSONSchemaProps, p *field.Path) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if s.Type != "" && !openAPITypes[s.Type] {
+		errs = append(errs, field.NotSupported(p.Child("type"), s.Type, []string{"array", "boolean", "integer", "number", "object", "string"}))
+	}
+	if s.Format != "" && !strfmt.Default.ContainsName(s.Format) {
+		errs = append(errs, field.Invalid(p.Child("format"), s.Format, "unknown format"))
+	}
+	for name, prop := range s.Properties {
+		errs = append(errs, validateTypesAndFormats(&prop, p.Child("properties").Key(name))...)
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		errs = append(errs, validateTypesAndFormats(s.Items.Schema, p.Child("items"))...)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		errs = append(errs, validateTypesAndFormats(s.AdditionalProperties.Schema, p.Child("additionalProperties"))...)
+	}
+	return errs
+}
+
+// baseEnvSet is the CEL environment of this Kubernetes version; building it
+// costs more than validating a typical schema, so it is built once.
+var baseEnvSet = sync.OnceValue(func() *environment.EnvSet {
+	return environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+})
+
+// validateCEL compiles every x-kubernetes-validations rule at every level.
+func validateCEL(s *structuralschema.Structural, p *field.Path) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if len(s.XValidations) > 0 {
+		results, err := cel.Compile(s, model.SchemaDeclType(s, true), celconfig.PerCallLimit, baseEnvSet(), cel.NewExpressionsEnvLoader())
+		if err != nil {
+			errs = append(errs, field.Invalid(p.Child("x-kubernetes-validations"), "", err.Error()))
+		}
+		for i, r := range results {
+			rulePath := p.Child("x-kubernetes-validations").Index(i).Child("rule")
+			if r.Error != nil {
+				// CEL details span lines (source, caret); the first says it.
+				detail, _, _ := strings.Cut(r.Error.Detail, "\n")
+				errs = append(errs, field.Invalid(rulePath, s.XValidations[i].Rule, detail))
+				continue
+			}
+			if r.MaxCost > staticCostLimit {
+				errs = append(errs, field.Forbidden(rulePath, fmt.Sprintf("estimated rule cost %d exceeds the limit %d", r.MaxCost, staticCostLimit)))
+			}
+		}
+	}
+	for name, prop := range s.Properties {
+		errs = append(errs, validateCEL(&prop, p.Child("properties").Key(name))...)
+	}
+	if s.Items != nil {
+		errs = append(errs, validateCEL(s.Items, p.Child("items"))...)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
+		errs = append(errs, validateCEL(s.AdditionalProperties.Structural, p.Child("additionalProperties"))...)
+	}
+	return errs
+}
+
+// validateExamples checks each example against the schema it sits in.
+func validateExamples(s *apiextensions.JSONSchemaProps, p *field.Path) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if s.Example != nil {
+		validator, _, err := apiservervalidation.NewSchemaValidator(s)
+		if err != nil {
+			errs = append(errs, field.Invalid(p, "", err.Error()))
+		} else {
+			errs = append(errs, apiservervalidation.ValidateCustomResource(p.Child("example"), *s.Example, validator)...)
+		}
+	}
+	for name, prop := range s.Properties {
+		errs = append(errs, validateExamples(&prop, p.Child("properties").Key(name))...)
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		errs = append(errs, validateExamples(s.Items.Schema, p.Child("items"))...)
+	}
+	return errs
+}
+
+// Cache remembers results per (name, schema), so unchanged variables are
+// never validated twice.
+type Cache struct {
+	mu      sync.Mutex
+	results map[[sha256.Size]byte]field.ErrorList
+}
+
+// Validate returns the cached result for variable, computing it once.
+func (c *Cache) Validate(variable clusterv1.ClusterClassVariable, fldPath *field.Path) field.ErrorList {
+	data, err := json.Marshal(struct {
+		Path     string
+		Variable clusterv1.ClusterClassVariable
+	}{fldPath.String(), variable})
+	if err != nil {
+		return Validate(variable, fldPath)
+	}
+	key := sha256.Sum256(data)
+	c.mu.Lock()
+	if errs, ok := c.results[key]; ok {
+		c.mu.Unlock()
+		return errs
+	}
+	c.mu.Unlock()
+	errs := Validate(variable, fldPath)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.results == nil {
+		c.results = map[[sha256.Size]byte]field.ErrorList{}
+	}
+	c.results[key] = errs
+	return errs
+}

@@ -1,0 +1,139 @@
+package variableschema
+
+import (
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+func variable(name string, schema clusterv1.JSONSchemaProps) clusterv1.ClusterClassVariable {
+	return clusterv1.ClusterClassVariable{Name: name, Required: ptr.To(true), Schema: clusterv1.VariableSchema{OpenAPIV3Schema: schema}}
+}
+
+func raw(s string) *apiextensionsv1.JSON { return &apiextensionsv1.JSON{Raw: []byte(s)} }
+
+func TestValidate(t *testing.T) {
+	replicas := clusterv1.JSONSchemaProps{
+		Type: "object",
+		Properties: map[string]clusterv1.JSONSchemaProps{
+			"replicas": {Type: "integer", Minimum: ptr.To[int64](1), Default: raw(`3`)},
+			"image":    {Type: "string", Format: "uri", MaxLength: ptr.To[int64](200), Example: raw(`"https://registry.example/img"`)},
+		},
+		XValidations: []clusterv1.ValidationRule{{Rule: "self.replicas <= 10", Message: "at most 10 replicas"}},
+	}
+	tests := []struct {
+		name     string
+		variable clusterv1.ClusterClassVariable
+		want     []string // substrings of the aggregated error; empty means valid
+	}{
+		{name: "valid object with default, example and CEL", variable: variable("machine", replicas)},
+		{name: "valid string enum", variable: variable("region", clusterv1.JSONSchemaProps{Type: "string", Enum: []apiextensionsv1.JSON{*raw(`"eu"`), *raw(`"us"`)}, Default: raw(`"eu"`)})},
+		{name: "reserved name", variable: variable("builtin", clusterv1.JSONSchemaProps{Type: "string"}),
+			want: []string{"spec.variables[0].name", `"builtin" is reserved`}},
+		{name: "dotted name", variable: variable("a.b", clusterv1.JSONSchemaProps{Type: "string"}),
+			want: []string{"must not contain a dot"}},
+		{name: "unsupported type", variable: variable("when", clusterv1.JSONSchemaProps{Type: "date"}),
+			want: []string{"openAPIV3Schema.type", `"date"`}},
+		{name: "unknown format", variable: variable("colour", clusterv1.JSONSchemaProps{Type: "string", Format: "rgb"}),
+			want: []string{"openAPIV3Schema.format", "unknown format"}},
+		{name: "property without type is not structural", variable: variable("loose", clusterv1.JSONSchemaProps{
+			Type: "object", Properties: map[string]clusterv1.JSONSchemaProps{"any": {}},
+		}), want: []string{`openAPIV3Schema.properties[any].type`, "Required value"}},
+		{name: "CEL that does not compile", variable: variable("broken", clusterv1.JSONSchemaProps{
+			Type: "object", Properties: map[string]clusterv1.JSONSchemaProps{"size": {Type: "integer"}},
+			XValidations: []clusterv1.ValidationRule{{Rule: "self.size >"}},
+		}), want: []string{"x-kubernetes-validations[0].rule", "compilation failed"}},
+		{name: "CEL on a missing field", variable: variable("missing", clusterv1.JSONSchemaProps{
+			Type: "object", Properties: map[string]clusterv1.JSONSchemaProps{"size": {Type: "integer"}},
+			XValidations: []clusterv1.ValidationRule{{Rule: "self.colour == 'red'"}},
+		}), want: []string{"x-kubernetes-validations[0].rule", "undefined field 'colour'"}},
+		{name: "default of the wrong type", variable: variable("count", clusterv1.JSONSchemaProps{Type: "integer", Default: raw(`"three"`)}),
+			want: []string{"openAPIV3Schema.default", "integer"}},
+		{name: "default violating CEL", variable: variable("machine", clusterv1.JSONSchemaProps{
+			Type: "object", Properties: map[string]clusterv1.JSONSchemaProps{"replicas": {Type: "integer", Default: raw(`20`)}},
+			XValidations: []clusterv1.ValidationRule{{Rule: "self.replicas <= 10", Message: "at most 10 replicas"}},
+			Default:      raw(`{}`),
+		}), want: []string{"at most 10 replicas"}},
+		{name: "example too long", variable: variable("code", clusterv1.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](2), Example: raw(`"toolong"`)}),
+			want: []string{"openAPIV3Schema.example", "may not be more than 2 bytes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := Validate(tt.variable, field.NewPath("spec", "variables").Index(0))
+			got := errs.ToAggregate()
+			if len(tt.want) == 0 {
+				if got != nil {
+					t.Fatalf("unexpected errors: %v", got)
+				}
+				return
+			}
+			if got == nil {
+				t.Fatal("expected errors, got none")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got.Error(), w) {
+					t.Errorf("errors %q do not mention %q", got.Error(), w)
+				}
+			}
+		})
+	}
+}
+
+func TestCache_ValidatesEachSchemaOnce(t *testing.T) {
+	c := &Cache{}
+	v := variable("code", clusterv1.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](2), Example: raw(`"toolong"`)})
+	p := field.NewPath("x")
+	first := c.Validate(v, p)
+	second := c.Validate(v, p)
+	if len(first) == 0 || len(first) != len(second) || len(c.results) != 1 {
+		t.Fatalf("first %v, second %v, cached %d", first, second, len(c.results))
+	}
+	v.Schema.OpenAPIV3Schema.MaxLength = ptr.To[int64](10)
+	if errs := c.Validate(v, p); len(errs) != 0 || len(c.results) != 2 {
+		t.Errorf("a changed schema was not validated anew: %v, cached %d", errs, len(c.results))
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	v := variable("machine", clusterv1.JSONSchemaProps{
+		Type: "object",
+		Properties: map[string]clusterv1.JSONSchemaProps{
+			"replicas": {Type: "integer", Minimum: ptr.To[int64](1), Default: raw(`3`)},
+			"image":    {Type: "string", MaxLength: ptr.To[int64](200), Example: raw(`"registry.example/img:v1"`)},
+			"labels":   {Type: "object", AdditionalProperties: &clusterv1.JSONSchemaProps{Type: "string"}},
+		},
+		XValidations: []clusterv1.ValidationRule{{Rule: "self.replicas <= 10", Message: "at most 10 replicas"}},
+	})
+	p := field.NewPath("spec", "variables").Index(0)
+	plain := v.DeepCopy()
+	plain.Schema.OpenAPIV3Schema.XValidations = nil
+	b.Run("uncached-no-cel", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if errs := Validate(*plain, p); len(errs) != 0 {
+				b.Fatal(errs)
+			}
+		}
+	})
+	b.Run("uncached", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if errs := Validate(v, p); len(errs) != 0 {
+				b.Fatal(errs)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		c := &Cache{}
+		b.ReportAllocs()
+		for b.Loop() {
+			if errs := c.Validate(v, p); len(errs) != 0 {
+				b.Fatal(errs)
+			}
+		}
+	})
+}
