@@ -21,6 +21,7 @@ import (
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -132,6 +133,7 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 		Registry: reg,
 		Caller:   runtimeClient,
 		Cache:    variablesCache,
+		Schemas:  &variableschema.Cache{},
 
 		AfterReconcile: opts.AfterClusterClassReconcile,
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/api/runtime/catalog"
@@ -27,6 +28,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -59,6 +61,8 @@ type Reconciler struct {
 	Caller HookCaller
 	// Cache collapses identical calls.
 	Cache *VariablesCache
+	// Schemas validates variable schemas, once per distinct schema.
+	Schemas *variableschema.Cache
 	// AfterReconcile, when set, is called after every reconcile; tests and
 	// the load tool count reconciles per ClusterClass with it.
 	AfterReconcile func(reconcile.Request)
@@ -124,6 +128,11 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 	sources := []variableSource{{from: clusterv1.VariableDefinitionFromInline, variables: cc.Spec.Variables}}
 	var failures []string
 	var retry error
+	for i, v := range cc.Spec.Variables {
+		if errs := r.Schemas.Validate(v, field.NewPath("spec", "variables").Index(i)); len(errs) > 0 {
+			failures = append(failures, fmt.Sprintf("inline variable %q is invalid: %v", v.Name, errs.ToAggregate()))
+		}
+	}
 	for _, patch := range cc.Spec.Patches {
 		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" {
 			continue
@@ -137,6 +146,14 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 			}
 			continue
 		}
+		// An extension's schemas are checked like inline ones: a schema
+		// Clusters cannot be validated against must never be published.
+		for _, v := range vars {
+			if errs := r.Schemas.Validate(v, field.NewPath("variables").Key(v.Name)); len(errs) > 0 {
+				failures = append(failures, fmt.Sprintf("patch %q (%s): variable %q is invalid: %v",
+					patch.Name, patch.External.DiscoverVariablesExtension, v.Name, errs.ToAggregate()))
+			}
+		}
 		sources = append(sources, variableSource{from: patch.Name, variables: vars})
 	}
 	if len(failures) > 0 {
@@ -144,7 +161,7 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 		// Clusters fail validation against variables that still exist.
 		objstatus.SetCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionFalse,
 			clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
-			"Variable discovery failed, keeping the last known variables: "+strings.Join(failures, "; "))
+			"Variables not updated, keeping the last known variables: "+strings.Join(failures, "; "))
 		// Extension failures are retried with backoff; a missing or
 		// inadmissible handler waits for the registry or Namespace to change.
 		return ctrl.Result{}, retry

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
@@ -261,6 +262,33 @@ func TestReconcile_FailedDiscoveryKeepsTheLastGoodVariablesThenFollowsTheExtensi
 	healed := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
 	if got, want := variableNames(healed), "colour<external> size<external>"; got != want {
 		t.Errorf("after healing status.variables = %s, want %s", got, want)
+	}
+}
+
+func TestReconcile_InvalidSchemaFromTheExtensionIsNotPublished(t *testing.T) {
+	startManager(t)
+	ext := startExtension(t, stringVariable("size", true))
+	config := createExtensionConfig(t, ext, nil)
+	ns := env.Namespace(t, nil)
+	create(t, newClusterClass(ns, "cc", config))
+	good := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+
+	// The extension now declares a default that does not fit its type, and
+	// a CEL rule that does not compile.
+	invalid := stringVariable("replicas", true)
+	invalid.Schema.OpenAPIV3Schema = clusterv1.JSONSchemaProps{
+		Type:         "object",
+		Properties:   map[string]clusterv1.JSONSchemaProps{"count": {Type: "integer", Default: &apiextensionsv1.JSON{Raw: []byte(`"three"`)}}},
+		XValidations: []clusterv1.ValidationRule{{Rule: "self.count >"}},
+	}
+	ext.Server.SetVariables(sampleextension.DiscoverVariablesHandler, []clusterv1.ClusterClassVariable{stringVariable("size", true), invalid})
+	setSettings(t, config, map[string]string{"revision": "2"})
+
+	failed := waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
+		`patch "external"`, `variable "replicas" is invalid`, "variables[replicas].schema.openAPIV3Schema.x-kubernetes-validations[0].rule",
+		"keeping the last known variables")
+	if got, want := variableNames(failed), variableNames(good); got != want {
+		t.Errorf("an invalid schema changed status.variables from %s to %s", want, got)
 	}
 }
 
