@@ -34,8 +34,13 @@ func main() {
 	ctx, stop := shutdownContext()
 	defer stop()
 	args := os.Args[1:]
-	if len(args) > 0 && args[0] == "loadtest" {
-		os.Exit(runLoadtest(ctx, args[1:], os.Stdout, os.Stderr))
+	if len(args) > 0 {
+		switch args[0] {
+		case "loadtest":
+			os.Exit(runLoadtest(ctx, args[1:], os.Stdout, os.Stderr))
+		case "who-uses":
+			os.Exit(runWhoUses(ctx, args[1:], os.Stdout, os.Stderr))
+		}
 	}
 	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
 }

@@ -1,0 +1,123 @@
+package whouses
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+func clusterClass(namespace, name string, external clusterv1.ExternalPatchDefinition) *clusterv1.ClusterClass {
+	return &clusterv1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: clusterv1.ClusterClassSpec{
+			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "i"}},
+			ControlPlane:   clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "c"}},
+			Patches:        []clusterv1.ClusterClassPatch{{Name: "ext", External: &external}},
+		},
+	}
+}
+
+func TestFind_ListsReferencersWithFieldsAdmissionAndHandlerState(t *testing.T) {
+	ctx := context.Background()
+	config := "whouses-" + rand.String(5)
+	ext := &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: config},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig:      runtimev1.ClientConfig{URL: "https://127.0.0.1:1"},
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}},
+		},
+	}
+	if err := env.Client.Create(ctx, ext); err != nil {
+		t.Fatal(err)
+	}
+	ext.Status.Handlers = []runtimev1.ExtensionHandler{{
+		Name: "vars", RequestHook: runtimev1.GroupVersionHook{APIVersion: "hooks.runtime.cluster.x-k8s.io/v1alpha1", Hook: "DiscoverVariables"},
+		TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail,
+	}}
+	if err := env.Client.Status().Update(ctx, ext); err != nil {
+		t.Fatal(err)
+	}
+	admitted := env.Namespace(t, map[string]string{"team": "a"})
+	rejected := env.Namespace(t, map[string]string{"team": "b"})
+	for _, cc := range []*clusterv1.ClusterClass{
+		clusterClass(admitted, "both", clusterv1.ExternalPatchDefinition{GeneratePatchesExtension: "gen." + config, DiscoverVariablesExtension: "vars." + config}),
+		clusterClass(rejected, "vars", clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: "vars." + config}),
+		clusterClass(admitted, "other", clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: "vars.other-" + config}),
+	} {
+		if err := env.Client.Create(ctx, cc); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	uses, err := Find(ctx, env.Client, config, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes, no := true, false
+	want := []Use{
+		{Namespace: admitted, ClusterClass: "both", Admitted: &yes, References: []Reference{
+			{Patch: "ext", Field: "generatePatchesExtension", Handler: "gen." + config, State: "not discovered"},
+			{Patch: "ext", Field: "discoverVariablesExtension", Handler: "vars." + config, State: "discovered"},
+		}},
+		{Namespace: rejected, ClusterClass: "vars", Admitted: &no, References: []Reference{
+			{Patch: "ext", Field: "discoverVariablesExtension", Handler: "vars." + config, State: "discovered"},
+		}},
+	}
+	// Generated namespace names order the two uses either way.
+	if uses[0].Namespace != want[0].Namespace {
+		want[0], want[1] = want[1], want[0]
+	}
+	if !reflect.DeepEqual(uses, want) {
+		t.Errorf("Find =\n%+v\nwant\n%+v", uses, want)
+	}
+
+	byHandler, err := Find(ctx, env.Client, "", "gen."+config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(byHandler) != 1 || byHandler[0].ClusterClass != "both" || len(byHandler[0].References) != 1 {
+		t.Errorf("by handler: %+v", byHandler)
+	}
+
+	missing, err := Find(ctx, env.Client, "other-"+config, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(missing) != 1 || missing[0].Admitted != nil || missing[0].References[0].State != "config missing" {
+		t.Errorf("missing config: %+v", missing)
+	}
+
+	var table, js bytes.Buffer
+	if err := WriteTable(&table, uses); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "generatePatchesExtension") || !strings.Contains(table.String(), "not discovered") {
+		t.Errorf("table:\n%s", table.String())
+	}
+	if err := WriteJSON(&js, uses); err != nil {
+		t.Fatal(err)
+	}
+	var decoded []Use
+	if err := json.Unmarshal(js.Bytes(), &decoded); err != nil || !reflect.DeepEqual(decoded, uses) {
+		t.Errorf("JSON does not round-trip: %v\n%s", err, js.String())
+	}
+
+	if _, err := Find(ctx, env.Client, "", "nodot"); err == nil {
+		t.Error("a malformed handler name was accepted")
+	}
+}
