@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+)
+
+// replica is one manager process and the moment it became leader.
+type replica struct {
+	cmd    *exec.Cmd
+	leader chan time.Time
+}
+
+func startReplica(t *testing.T, binary, kubeconfig string, lease time.Duration) *replica {
+	t.Helper()
+	cmd := exec.Command(binary, "--kubeconfig", kubeconfig,
+		"--leader-elect", "--leader-election-namespace", "kube-system",
+		"--leader-election-lease-duration", lease.String(),
+		"--leader-election-renew-deadline", (lease * 3 / 4).String(),
+		"--leader-election-retry-period", "500ms",
+		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	r := &replica{cmd: cmd, leader: make(chan time.Time, 1)}
+	go func() {
+		scanner := bufio.NewScanner(stderr)
+		for scanner.Scan() {
+			if strings.Contains(strings.ToLower(scanner.Text()), "successfully acquired lease") {
+				r.leader <- time.Now()
+			}
+		}
+	}()
+	return r
+}
+
+func TestBinary_LeaderElectionFailsOverWithinTheLeaseDuration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane and two managers")
+	}
+	binDir, err := toolbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, err := crd.Definitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster, err := localcluster.Start(context.Background(), localcluster.Options{Dir: t.TempDir(), BinDir: binDir, CRDs: crds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.Stop() })
+	binary := buildBinary(t)
+	const lease = 4 * time.Second
+
+	first := startReplica(t, binary, cluster.KubeconfigPath(), lease)
+	select {
+	case <-first.leader:
+	case <-time.After(time.Minute):
+		t.Fatal("the first replica did not become leader")
+	}
+	second := startReplica(t, binary, cluster.KubeconfigPath(), lease)
+	// While the first holds the lease, the second must not lead. Two
+	// retry periods of the second are enough for it to try and fail.
+	select {
+	case <-second.leader:
+		t.Fatal("two replicas lead at once")
+	case <-time.After(3 * time.Second):
+	}
+
+	// A crash: SIGKILL releases nothing, so the lease must expire.
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	select {
+	case at := <-second.leader:
+		// The lease was renewed at most a retry period before the kill;
+		// allow one retry period of the second on top of the duration.
+		if took := at.Sub(killed); took > lease+time.Second {
+			t.Errorf("the second replica took over %s after the kill, more than the %s lease", took.Round(time.Millisecond), lease)
+		} else {
+			t.Logf("failover took %s (lease %s)", took.Round(time.Millisecond), lease)
+		}
+	case <-time.After(lease + 30*time.Second):
+		t.Fatal("the second replica never took over")
+	}
+}
