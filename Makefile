@@ -47,15 +47,17 @@ $(ETCD): hack/tools/etcd/go.sum hack/tools/etcd/main.go
 ##@ Generate
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Write the ClusterClass and ExtensionConfig CRDs into config/crd/bases.
+generate: $(CONTROLLER_GEN) ## Write the CRDs into config/crd/bases and the ClusterRole (from +kubebuilder:rbac markers) into config/rbac.
 	hack/generate-crds.sh "$(CONTROLLER_GEN)" "$(CRD_DIR)" "$(CRD_PACKAGES)" "$(CRD_FILES)"
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/... output:rbac:dir=config/rbac
 
 .PHONY: verify-generate
-verify-generate: $(CONTROLLER_GEN) ## Fail when the committed CRDs differ from freshly generated ones.
+verify-generate: $(CONTROLLER_GEN) ## Fail when the committed CRDs or ClusterRole differ from freshly generated ones.
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	hack/generate-crds.sh "$(CONTROLLER_GEN)" "$$tmp" "$(CRD_PACKAGES)" "$(CRD_FILES)"; \
-	if ! diff -r "$$tmp" "$(CRD_DIR)"; then \
-		echo "config/crd/bases is out of date: run 'make generate' and commit the result" >&2; exit 1; \
+	hack/generate-crds.sh "$(CONTROLLER_GEN)" "$$tmp/crd" "$(CRD_PACKAGES)" "$(CRD_FILES)"; \
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/... output:rbac:dir="$$tmp/rbac"; \
+	if ! diff -r "$$tmp/crd" "$(CRD_DIR)" || ! diff "$$tmp/rbac/role.yaml" config/rbac/role.yaml; then \
+		echo "generated files are out of date: run 'make generate' and commit the result" >&2; exit 1; \
 	fi
 
 ##@ Build and run

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
@@ -55,6 +57,9 @@ type Options struct {
 	// AfterClusterClassReconcile, when set, is called after every
 	// ClusterClass reconcile (tests and the load tool count them).
 	AfterClusterClassReconcile func(reconcile.Request)
+	// Logger, when set, replaces controller-runtime's root logger for this
+	// manager (capped like every logger, see logcap).
+	Logger logr.Logger
 	// SkipControllerNameValidation lets tests run several managers in one
 	// process; controller names are otherwise unique per process.
 	SkipControllerNameValidation bool
@@ -88,6 +93,9 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 	}
 	if opts.RetryPeriod > 0 {
 		mgrOpts.RetryPeriod = &opts.RetryPeriod
+	}
+	if opts.Logger.GetSink() != nil {
+		mgrOpts.Logger = logcap.Cap(opts.Logger, logcap.MaxVerbosity)
 	}
 	mgr, err := ctrl.NewManager(config, mgrOpts)
 	if err != nil {

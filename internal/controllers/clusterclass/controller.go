@@ -69,7 +69,7 @@ type Reconciler struct {
 }
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // SetupWithManager registers the controller. The ClusterClass indexes of

@@ -68,8 +68,12 @@ type Reconciler struct {
 	RediscoveryInterval time.Duration
 }
 
-// +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs,verbs=get;list;watch;patch;update
-// +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs/status,verbs=patch
+// Secrets: the metadata watch needs list and watch, CA injection a get. RBAC
+// cannot narrow a get to the Secrets that annotations name, and a metadata
+// list is authorised like a full one; we only ever request metadata or the
+// one named Secret.
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 
 // SetupWithManager registers the controller, its Secret index and watch,

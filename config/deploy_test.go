@@ -1,0 +1,216 @@
+package config
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+const (
+	namespace      = "runtime-sdk-system"
+	serviceAccount = "system:serviceaccount:runtime-sdk-system:runtime-sdk-controller-manager"
+)
+
+// render builds config/default with kustomize, as `kustomize build` would.
+func render(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), "default")
+	if err != nil {
+		t.Fatalf("kustomize build config/default: %v", err)
+	}
+	data, err := resources.AsYaml()
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		if err := decoder.Decode(&u.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			t.Fatal(err)
+		}
+		if len(u.Object) > 0 {
+			objs = append(objs, u)
+		}
+	}
+	return objs
+}
+
+// apply creates the Namespace for real (namespaced objects need it even in
+// a dry run), then applies the rest server-side, for real or as a dry run.
+func apply(t *testing.T, objs []*unstructured.Unstructured, dryRun bool) {
+	t.Helper()
+	ctx := context.Background()
+	// Namespaces first, whatever order kustomize emits.
+	ordered := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, obj := range objs {
+		if obj.GetKind() == "Namespace" {
+			ordered = append(ordered, obj)
+		}
+	}
+	for _, obj := range objs {
+		if obj.GetKind() != "Namespace" {
+			ordered = append(ordered, obj)
+		}
+	}
+	for _, obj := range ordered {
+		opts := []client.ApplyOption{client.FieldOwner("deploy-test"), client.ForceOwnership}
+		if dryRun && obj.GetKind() != "Namespace" {
+			opts = append(opts, client.DryRunAll)
+		}
+		if err := env.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()), opts...); err != nil {
+			t.Fatalf("apply %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+}
+
+func TestDefault_RendersAndAppliesWithServerSideDryRun(t *testing.T) {
+	objs := render(t)
+	kinds := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		kinds[o.GetKind()] = o
+		if o.GetKind() != "Namespace" && o.GetKind() != "ClusterRole" && o.GetKind() != "ClusterRoleBinding" && o.GetNamespace() != namespace {
+			t.Errorf("%s %s is in namespace %q, want %s", o.GetKind(), o.GetName(), o.GetNamespace(), namespace)
+		}
+	}
+	for _, kind := range []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment"} {
+		if kinds[kind] == nil {
+			t.Errorf("rendered manifests lack a %s", kind)
+		}
+	}
+	deployment := kinds["Deployment"]
+	if deployment != nil {
+		nonRoot, _, _ := unstructured.NestedBool(deployment.Object, "spec", "template", "spec", "securityContext", "runAsNonRoot")
+		containers, _, _ := unstructured.NestedSlice(deployment.Object, "spec", "template", "spec", "containers")
+		if !nonRoot || len(containers) != 1 {
+			t.Fatalf("deployment: runAsNonRoot %v, %d containers", nonRoot, len(containers))
+		}
+		c := containers[0].(map[string]any)
+		for _, path := range [][]string{{"livenessProbe"}, {"readinessProbe"}, {"resources", "requests"}, {"ports"}} {
+			if _, found, _ := unstructured.NestedFieldNoCopy(c, path...); !found {
+				t.Errorf("manager container lacks %s", strings.Join(path, "."))
+			}
+		}
+	}
+	apply(t, objs, true)
+}
+
+func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *testing.T) {
+	apply(t, render(t), false)
+	ctx := context.Background()
+
+	impersonated := *env.Config
+	impersonated.Impersonate.UserName = serviceAccount
+	logs := &testsync.Buffer{}
+	mgrCtx, cancel := context.WithCancel(ctx)
+	mgr, err := manager.New(mgrCtx, &impersonated, manager.Options{
+		MetricsBindAddress:           "0",
+		HealthProbeBindAddress:       "0",
+		LeaderElection:               true,
+		LeaderElectionNamespace:      namespace,
+		SkipControllerNameValidation: true,
+		Logger:                       zap.New(zap.WriteTo(logs)),
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mgrCtx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	ext := sampleextension.StartTest(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
+		sampleextension.DiscoverVariablesHandler: {{Name: "size", Required: ptr.To(true), Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}}}},
+	}})
+	ns := env.Namespace(t, nil)
+	config := &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "rbac-" + ns, Annotations: map[string]string{runtimev1.InjectCAFromSecretAnnotation: ns + "/ca"}},
+		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.URL}},
+	}
+	secret := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata":   map[string]any{"namespace": ns, "name": "ca"},
+		"stringData": map[string]any{"ca.crt": string(ext.CA)},
+	}}
+	if err := env.Client.Create(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Create(ctx, config); err != nil {
+		t.Fatal(err)
+	}
+	cc := &clusterv1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cc"},
+		Spec: clusterv1.ClusterClassSpec{
+			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "i"}},
+			ControlPlane:   clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "c"}},
+			Patches: []clusterv1.ClusterClassPatch{{Name: "external", External: &clusterv1.ExternalPatchDefinition{
+				DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + config.Name,
+			}}},
+		},
+	}
+	if err := env.Client.Create(ctx, cc); err != nil {
+		t.Fatal(err)
+	}
+
+	testsync.Eventually(t, time.Minute, "ClusterClass variables published through the ServiceAccount", func() (bool, string) {
+		got := &clusterv1.ClusterClass{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cc), got); err != nil {
+			return false, err.Error()
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
+		if c == nil || c.Status != metav1.ConditionTrue {
+			return false, "VariablesReady not True yet: " + lastLines(logs.String())
+		}
+		return len(got.Status.Variables) == 1, "variables not published"
+	})
+	got := &runtimev1.ExtensionConfig{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(config), got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Spec.ClientConfig.CABundle) != string(ext.CA) {
+		t.Error("the CA was not injected through the ServiceAccount")
+	}
+	if strings.Contains(strings.ToLower(logs.String()), "forbidden") {
+		t.Errorf("the ServiceAccount hit forbidden errors:\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), "acquired lease") {
+		t.Errorf("the manager never led, so leader election RBAC was not exercised")
+	}
+}
+
+func lastLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	return strings.Join(lines, " | ")
+}
