@@ -72,6 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Int64Var(&o.manager.RuntimeClient.MaxResponseBytes, "max-response-bytes", runtimeclient.DefaultMaxResponseBytes, "Largest response body accepted from a Runtime Extension.")
 	fs.StringVar(&o.manager.RuntimeClient.ClientCertFile, "runtime-client-cert-file", "", "Client certificate presented to Runtime Extensions (optional, with --runtime-client-key-file).")
 	fs.StringVar(&o.manager.RuntimeClient.ClientKeyFile, "runtime-client-key-file", "", "Key of --runtime-client-cert-file.")
+	fs.BoolVar(&o.manager.ReadOnly, "read-only", false, "Observe mode: discover and write nothing; export how many ClusterClass reconciles each ExtensionConfig event costs with Cluster API's scan and with the index.")
 	fs.IntVar(&o.manager.ClusterClassConcurrency, "clusterclass-concurrency", 10, "How many ClusterClasses reconcile at once.")
 	fs.DurationVar(&o.manager.VariablesCacheMaxAge, "variables-cache-max-age", 10*time.Minute, "Longest time a DiscoverVariables answer is reused while its handler's registration is unchanged; 0 keeps it until the registration changes.")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; defaults to $KUBECONFIG, then the in-cluster configuration, then ~/.kube/config.")

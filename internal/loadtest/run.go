@@ -22,6 +22,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scanmapping"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 )
 
@@ -301,11 +302,11 @@ func (r *run) discoveries(i int) int64 {
 // scanUpdate is the scan's account of one update event of config i.
 func (r *run) scanUpdate(ctx context.Context, old, new *runtimev1.ExtensionConfig) (scanCount, error) {
 	reader := r.mgr.GetCache()
-	before, err := ScanMapping(ctx, reader, old)
+	before, err := scanmapping.Map(ctx, reader, old)
 	if err != nil {
 		return scanCount{}, err
 	}
-	after, err := ScanMapping(ctx, reader, new)
+	after, err := scanmapping.Map(ctx, reader, new)
 	if err != nil {
 		return scanCount{}, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
@@ -57,6 +58,9 @@ type Options struct {
 	// AfterClusterClassReconcile, when set, is called after every
 	// ClusterClass reconcile (tests and the load tool count them).
 	AfterClusterClassReconcile func(reconcile.Request)
+	// ReadOnly runs the observe mode instead of the controllers: nothing is
+	// discovered or written; both mappings are accounted in metrics.
+	ReadOnly bool
 	// Logger, when set, replaces controller-runtime's root logger for this
 	// manager (capped like every logger, see logcap).
 	Logger logr.Logger
@@ -104,6 +108,16 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("add health check: %w", err)
 	}
+	if opts.ReadOnly {
+		if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
+			return nil, err
+		}
+		if err := mgr.Add(&observe.Observer{Cache: mgr.GetCache()}); err != nil {
+			return nil, err
+		}
+		return &Manager{Manager: mgr}, nil
+	}
+
 	reg := registry.New()
 	// Ready only once warm-up has loaded the recorded handlers: before that
 	// a ClusterClass reconcile would mistake them for missing.

@@ -25,7 +25,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/loadtest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scanmapping"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -188,7 +188,7 @@ func BenchmarkMapExtensionConfig(b *testing.B) {
 			return extensionindex.Mapper{Reader: r}.RequestsForExtensionConfig(ctx, old, new)
 		}},
 		{"scan", false, func(ctx context.Context, r client.Reader) ([]reconcile.Request, error) {
-			return loadtest.ScanMapping(ctx, r, new)
+			return scanmapping.Map(ctx, r, new)
 		}},
 	}
 	for _, m := range mappings {

@@ -1,4 +1,4 @@
-package loadtest
+package scanmapping
 
 import (
 	"context"
@@ -15,13 +15,13 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
-// ScanMapping is Cluster API v1.14's mapping from one ExtensionConfig
+// Map is Cluster API v1.14's mapping from one ExtensionConfig
 // object to ClusterClasses, the baseline we measure against: list every
 // ClusterClass from the cache, read each one's Namespace to test the
 // config's namespaceSelector, and enqueue those whose
 // discoverVariablesExtension names the config. Cluster API runs it for
 // every event, on the old and the new object of an update.
-func ScanMapping(ctx context.Context, reader client.Reader, ext *runtimev1.ExtensionConfig) ([]reconcile.Request, error) {
+func Map(ctx context.Context, reader client.Reader, ext *runtimev1.ExtensionConfig) ([]reconcile.Request, error) {
 	selector := labels.Everything()
 	if ext.Spec.NamespaceSelector != nil {
 		s, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector)

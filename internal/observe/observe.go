@@ -1,0 +1,103 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/tools/cache"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scanmapping"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+)
+
+// Mappings compared.
+const (
+	MappingScan  = "scan"
+	MappingIndex = "index"
+)
+
+var (
+	// Events counts the ExtensionConfig events observed, by type.
+	Events = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "runtime_sdk_observed_extensionconfig_events_total",
+		Help: "ExtensionConfig events seen in read-only mode, by type (add, update, delete).",
+	}, []string{"type"})
+	// Reconciles counts the ClusterClass reconciles each mapping asks for.
+	Reconciles = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "runtime_sdk_observed_clusterclass_reconciles_total",
+		Help: "ClusterClass reconcile requests the observed ExtensionConfig events cause, by mapping: scan (Cluster API) or index.",
+	}, []string{"mapping"})
+)
+
+func init() {
+	ctrlmetrics.Registry.MustRegister(Events, Reconciles)
+}
+
+// Observer watches ExtensionConfigs and accounts for both mappings. Cache
+// is the manager's cache, with the extensionindex indexes registered.
+type Observer struct {
+	Cache ctrlcache.Cache
+}
+
+// Start registers the event handler; it implements manager.Runnable.
+func (o *Observer) Start(ctx context.Context) error {
+	informer, err := o.Cache.GetInformer(ctx, &runtimev1.ExtensionConfig{})
+	if err != nil {
+		return fmt.Errorf("ExtensionConfig informer: %w", err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithName("observe")
+	account := func(kind string, old, new *runtimev1.ExtensionConfig) {
+		// The event is counted last, so a reader that sees it sees its
+		// reconciles too.
+		defer Events.WithLabelValues(kind).Inc()
+		// Cluster API maps both objects of an update, each with a scan.
+		scan := 0
+		for _, ext := range []*runtimev1.ExtensionConfig{old, new} {
+			if ext == nil {
+				continue
+			}
+			requests, err := scanmapping.Map(ctx, o.Cache, ext)
+			if err != nil {
+				log.Error(err, "scan mapping", "extensionConfig", ext.Name)
+				return
+			}
+			scan += len(requests)
+		}
+		index, err := extensionindex.Mapper{Reader: o.Cache}.RequestsForExtensionConfig(ctx, old, new)
+		if err != nil {
+			log.Error(err, "index mapping")
+			return
+		}
+		Reconciles.WithLabelValues(MappingScan).Add(float64(scan))
+		Reconciles.WithLabelValues(MappingIndex).Add(float64(len(index)))
+		log.V(4).Info("observed", "event", kind, "scan", scan, "index", len(index))
+	}
+	_, err = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if ext, ok := obj.(*runtimev1.ExtensionConfig); ok {
+				account("add", nil, ext)
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			old, okOld := oldObj.(*runtimev1.ExtensionConfig)
+			new, okNew := newObj.(*runtimev1.ExtensionConfig)
+			if okOld && okNew {
+				account("update", old, new)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tombstone.Obj
+			}
+			if ext, ok := obj.(*runtimev1.ExtensionConfig); ok {
+				account("delete", ext, nil)
+			}
+		},
+	})
+	return err
+}

@@ -1,0 +1,135 @@
+package observe_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+func counter(name string, labels ...string) float64 {
+	if name == "events" {
+		return testutil.ToFloat64(observe.Events.WithLabelValues(labels...))
+	}
+	return testutil.ToFloat64(observe.Reconciles.WithLabelValues(labels...))
+}
+
+func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	name := "observed-" + rand.String(5)
+	ext := &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: "https://127.0.0.1:1"}},
+	}
+	if err := env.Client.Create(ctx, ext); err != nil {
+		t.Fatal(err)
+	}
+	// What Cluster API's controller would have recorded.
+	ext.Status.Handlers = []runtimev1.ExtensionHandler{{
+		Name: "vars", RequestHook: runtimev1.GroupVersionHook{APIVersion: "hooks.runtime.cluster.x-k8s.io/v1alpha1", Hook: "DiscoverVariables"},
+		TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail,
+	}}
+	if err := env.Client.Status().Update(ctx, ext); err != nil {
+		t.Fatal(err)
+	}
+	ns := env.Namespace(t, nil)
+	for i, handler := range []string{"vars." + name, "vars." + name, "vars." + name, "vars.other"} {
+		cc := &clusterv1.ClusterClass{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cc-%d", i)},
+			Spec: clusterv1.ClusterClassSpec{
+				Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "i"}},
+				ControlPlane:   clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "c"}},
+				Patches:        []clusterv1.ClusterClassPatch{{Name: "p", External: &clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: handler}}},
+			},
+		}
+		if err := env.Client.Create(ctx, cc); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	addsBefore := counter("events", "add")
+	mgrCtx, cancel := context.WithCancel(ctx)
+	mgr, err := manager.New(mgrCtx, env.Config, manager.Options{
+		MetricsBindAddress: "0", HealthProbeBindAddress: "0", ReadOnly: true, SkipControllerNameValidation: true,
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mgrCtx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	// The initial add of the config: the scan maps it to its 3 referencers.
+	testsync.Eventually(t, time.Minute, "initial add observed", func() (bool, string) {
+		return counter("events", "add") > addsBefore, "no add yet"
+	})
+	scanBefore, indexBefore, updatesBefore := counter("reconciles", observe.MappingScan), counter("reconciles", observe.MappingIndex), counter("events", "update")
+
+	// Annotation churn: Cluster API's scan reconciles the 3 referencers
+	// twice (old and new object); the index none.
+	ext.Annotations = map[string]string{"churn": "1"}
+	if err := env.Client.Update(ctx, ext); err != nil {
+		t.Fatal(err)
+	}
+	testsync.Eventually(t, time.Minute, "update observed", func() (bool, string) {
+		return counter("events", "update") >= updatesBefore+1, "not yet"
+	})
+	if got := counter("reconciles", observe.MappingScan) - scanBefore; got != 6 {
+		t.Errorf("scan mapping: %v reconciles for annotation churn, want 6", got)
+	}
+	if got := counter("reconciles", observe.MappingIndex) - indexBefore; got != 0 {
+		t.Errorf("index mapping: %v reconciles for annotation churn, want 0", got)
+	}
+
+	// A timeout change recorded by Cluster API: the index reconciles the 3.
+	scanBefore, indexBefore, updatesBefore = counter("reconciles", observe.MappingScan), counter("reconciles", observe.MappingIndex), counter("events", "update")
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(ext), ext); err != nil {
+		t.Fatal(err)
+	}
+	ext.Status.Handlers[0].TimeoutSeconds = 20
+	if err := env.Client.Status().Update(ctx, ext); err != nil {
+		t.Fatal(err)
+	}
+	testsync.Eventually(t, time.Minute, "status update observed", func() (bool, string) {
+		return counter("events", "update") >= updatesBefore+1, "not yet"
+	})
+	if scan, index := counter("reconciles", observe.MappingScan)-scanBefore, counter("reconciles", observe.MappingIndex)-indexBefore; scan != 6 || index != 3 {
+		t.Errorf("timeout change: scan %v, index %v; want 6 and 3", scan, index)
+	}
+
+	// Nothing was written: no condition of ours, no ClusterClass status.
+	got := &runtimev1.ExtensionConfig{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(ext), got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Status.Conditions) != 0 || string(got.Spec.ClientConfig.CABundle) != "" {
+		t.Errorf("read-only mode wrote the ExtensionConfig: %+v", got.Status.Conditions)
+	}
+	list := &clusterv1.ClusterClassList{}
+	if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, cc := range list.Items {
+		if len(cc.Status.Conditions) != 0 || len(cc.Status.Variables) != 0 {
+			t.Errorf("read-only mode wrote ClusterClass %s status", cc.Name)
+		}
+	}
+}
