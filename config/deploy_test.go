@@ -167,16 +167,9 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 	if err := env.Client.Create(ctx, config); err != nil {
 		t.Fatal(err)
 	}
-	cc := &clusterv1.ClusterClass{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cc"},
-		Spec: clusterv1.ClusterClassSpec{
-			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "i"}},
-			ControlPlane:   clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "c"}},
-			Patches: []clusterv1.ClusterClassPatch{{Name: "external", External: &clusterv1.ExternalPatchDefinition{
-				DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + config.Name,
-			}}},
-		},
-	}
+	cc := testenv.ClusterClass(ns, "cc", testenv.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
+		DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + config.Name,
+	}))
 	if err := env.Client.Create(ctx, cc); err != nil {
 		t.Fatal(err)
 	}

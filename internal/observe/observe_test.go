@@ -51,14 +51,8 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	}
 	ns := env.Namespace(t, nil)
 	for i, handler := range []string{"vars." + name, "vars." + name, "vars." + name, "vars.other"} {
-		cc := &clusterv1.ClusterClass{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cc-%d", i)},
-			Spec: clusterv1.ClusterClassSpec{
-				Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "i"}},
-				ControlPlane:   clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "c"}},
-				Patches:        []clusterv1.ClusterClassPatch{{Name: "p", External: &clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: handler}}},
-			},
-		}
+		cc := testenv.ClusterClass(ns, fmt.Sprintf("cc-%d", i),
+			testenv.ExternalPatch("p", clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: handler}))
 		if err := env.Client.Create(ctx, cc); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -101,4 +102,26 @@ func (e *Env) Namespace(t testing.TB, labels map[string]string) string {
 		t.Fatalf("create namespace: %v", err)
 	}
 	return ns.Name
+}
+
+// ClusterClass returns a minimal valid ClusterClass (template references
+// the apiserver requires) with the given patches, for tests to create.
+func ClusterClass(namespace, name string, patches ...clusterv1.ClusterClassPatch) *clusterv1.ClusterClass {
+	return &clusterv1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: clusterv1.ClusterClassSpec{
+			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
+				APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "infra",
+			}},
+			ControlPlane: clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
+				APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "control-plane",
+			}},
+			Patches: patches,
+		},
+	}
+}
+
+// ExternalPatch is a patch named name calling the given extension handlers.
+func ExternalPatch(name string, external clusterv1.ExternalPatchDefinition) clusterv1.ClusterClassPatch {
+	return clusterv1.ClusterClassPatch{Name: name, External: &external}
 }

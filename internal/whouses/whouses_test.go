@@ -22,14 +22,7 @@ var env *testenv.Env
 func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
 
 func clusterClass(namespace, name string, external clusterv1.ExternalPatchDefinition) *clusterv1.ClusterClass {
-	return &clusterv1.ClusterClass{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec: clusterv1.ClusterClassSpec{
-			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "i"}},
-			ControlPlane:   clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "c"}},
-			Patches:        []clusterv1.ClusterClassPatch{{Name: "ext", External: &external}},
-		},
-	}
+	return testenv.ClusterClass(namespace, name, testenv.ExternalPatch("ext", external))
 }
 
 func TestFind_ListsReferencersWithFieldsAdmissionAndHandlerState(t *testing.T) {

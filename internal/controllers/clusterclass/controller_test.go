@@ -104,25 +104,12 @@ func stringVariable(name string, required bool) clusterv1.ClusterClassVariable {
 }
 
 func newClusterClass(namespace, name, extensionConfig string, inline ...clusterv1.ClusterClassVariable) *clusterv1.ClusterClass {
-	return &clusterv1.ClusterClass{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec: clusterv1.ClusterClassSpec{
-			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
-				APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "infra",
-			}},
-			ControlPlane: clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
-				APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "cp",
-			}},
-			Variables: inline,
-			Patches: []clusterv1.ClusterClassPatch{{
-				Name: "external",
-				External: &clusterv1.ExternalPatchDefinition{
-					DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + extensionConfig,
-					Settings:                   map[string]string{"flavour": "test"},
-				},
-			}},
-		},
-	}
+	cc := testenv.ClusterClass(namespace, name, testenv.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
+		DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + extensionConfig,
+		Settings:                   map[string]string{"flavour": "test"},
+	}))
+	cc.Spec.Variables = inline
+	return cc
 }
 
 func create(t *testing.T, obj client.Object) {
