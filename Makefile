@@ -87,6 +87,19 @@ test: tools verify-generate ## Run every test (unit and envtest) with the race d
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi
 	RSC_BIN_DIR="$(BIN)" $(GO) test -race $(TEST_FLAGS) ./...
 
+FUZZTIME ?= 60s
+# Fuzz targets as package:target; `make fuzz` runs each for FUZZTIME.
+FUZZ_TARGETS := ./internal/runtime/client:FuzzDiscoveryResponse ./internal/runtime/client:FuzzDiscoverVariablesResponse \
+	./pkg/extensionindex:FuzzReferences
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME (default 60s each); not part of `make test`.
+	@for target in $(FUZZ_TARGETS); do \
+		pkg=$${target%%:*}; name=$${target##*:}; \
+		echo "fuzzing $$name in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
 .PHONY: help
 help: ## List the targets.
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"sort"
-	"strings"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,16 +42,6 @@ type Handler struct {
 // FullName joins a discovered handler name and its ExtensionConfig's name.
 func FullName(handler, extensionConfig string) string {
 	return handler + "." + extensionConfig
-}
-
-// SplitFullName splits `<handler>.<config>` at its first dot. Handler names
-// cannot contain dots (discovery rejects them), so the split is unambiguous.
-func SplitFullName(full string) (handler, extensionConfig string, err error) {
-	handler, extensionConfig, ok := strings.Cut(full, ".")
-	if !ok || handler == "" || extensionConfig == "" {
-		return "", "", fmt.Errorf("handler name %q is not of the form <handler>.<extensionconfig>", full)
-	}
-	return handler, extensionConfig, nil
 }
 
 // HandlersFor builds the registry entries for an ExtensionConfig from the

@@ -186,26 +186,6 @@ func TestRegister_DoesNotShareMemoryWithTheObject(t *testing.T) {
 	}
 }
 
-func TestSplitFullName(t *testing.T) {
-	tests := []struct {
-		in              string
-		handler, config string
-		wantErr         bool
-	}{
-		{in: "discover.ext", handler: "discover", config: "ext"},
-		{in: "discover", wantErr: true},
-		{in: ".ext", wantErr: true},
-		{in: "discover.", wantErr: true},
-		{in: "", wantErr: true},
-	}
-	for _, tt := range tests {
-		h, c, err := SplitFullName(tt.in)
-		if (err != nil) != tt.wantErr || h != tt.handler || c != tt.config {
-			t.Errorf("SplitFullName(%q) = %q, %q, %v", tt.in, h, c, err)
-		}
-	}
-}
-
 func TestReady_OnlyAfterMarkReady(t *testing.T) {
 	r := New()
 	if r.IsReady() {

@@ -1,0 +1,51 @@
+package extensionindex
+
+import (
+	"strings"
+	"testing"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// FuzzReferences builds ClusterClasses from arbitrary handler names: every
+// non-empty name is either a reference whose parts join back to it or a
+// reported malformed one, never dropped and never a panic.
+func FuzzReferences(f *testing.F) {
+	f.Add("gen.ext", "val.ext", "vars.ext.with.dots")
+	f.Add("nodot", ".lead", "trail.")
+	f.Add("", "", "")
+	f.Add("a.b", "a.b", "ünï.cødé")
+	f.Fuzz(func(t *testing.T, generate, validate, discover string) {
+		cc := &clusterv1.ClusterClass{Spec: clusterv1.ClusterClassSpec{Patches: []clusterv1.ClusterClassPatch{{
+			Name: "p",
+			External: &clusterv1.ExternalPatchDefinition{
+				GeneratePatchesExtension: generate, ValidateTopologyExtension: validate, DiscoverVariablesExtension: discover,
+			},
+		}}}}
+		refs, malformed := References(cc)
+		nonEmpty := 0
+		for _, name := range []string{generate, validate, discover} {
+			if name != "" {
+				nonEmpty++
+			}
+		}
+		if len(refs)+len(malformed) != nonEmpty {
+			t.Fatalf("%d names, %d references and %d malformed", nonEmpty, len(refs), len(malformed))
+		}
+		for _, r := range refs {
+			handler, _, _ := strings.Cut(r.Handler, ".")
+			if handler == "" || r.ExtensionConfig == "" || handler+"."+r.ExtensionConfig != r.Handler {
+				t.Fatalf("reference %+v does not split back into its name", r)
+			}
+		}
+		for _, m := range malformed {
+			if _, ok := ExtensionConfigOf(m.Value); ok {
+				t.Fatalf("%q reported malformed but parses", m.Value)
+			}
+		}
+		// The index keys are exactly the parsed references.
+		if len(HandlerNames(cc)) > len(refs) {
+			t.Fatalf("more index keys than references")
+		}
+	})
+}
