@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
@@ -34,21 +33,8 @@ func counter(name string, labels ...string) float64 {
 func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	name := "observed-" + rand.String(5)
-	ext := &runtimev1.ExtensionConfig{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: "https://127.0.0.1:1"}},
-	}
-	if err := env.Client.Create(ctx, ext); err != nil {
-		t.Fatal(err)
-	}
 	// What Cluster API's controller would have recorded.
-	ext.Status.Handlers = []runtimev1.ExtensionHandler{{
-		Name: "vars", RequestHook: runtimev1.GroupVersionHook{APIVersion: "hooks.runtime.cluster.x-k8s.io/v1alpha1", Hook: "DiscoverVariables"},
-		TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail,
-	}}
-	if err := env.Client.Status().Update(ctx, ext); err != nil {
-		t.Fatal(err)
-	}
+	ext := env.RecordedExtensionConfig(t, name, nil, "vars")
 	ns := env.Namespace(t, nil)
 	for i, handler := range []string{"vars." + name, "vars." + name, "vars." + name, "vars.other"} {
 		cc := testenv.ClusterClass(ns, fmt.Sprintf("cc-%d", i),

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -124,4 +125,36 @@ func ClusterClass(namespace, name string, patches ...clusterv1.ClusterClassPatch
 // ExternalPatch is a patch named name calling the given extension handlers.
 func ExternalPatch(name string, external clusterv1.ExternalPatchDefinition) clusterv1.ClusterClassPatch {
 	return clusterv1.ClusterClassPatch{Name: name, External: &external}
+}
+
+// RecordedExtensionConfig creates an ExtensionConfig whose status already
+// records DiscoverVariables handlers with the given names, as Cluster API or
+// an earlier run would have written it, pointing at an address where no
+// extension answers. It is deleted when the test ends.
+func (e *Env) RecordedExtensionConfig(t testing.TB, name string, selector *metav1.LabelSelector, handlers ...string) *runtimev1.ExtensionConfig {
+	t.Helper()
+	ctx := context.Background()
+	ext := &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig:      runtimev1.ClientConfig{URL: "https://127.0.0.1:1"},
+			NamespaceSelector: selector,
+		},
+	}
+	if err := e.Client.Create(ctx, ext); err != nil {
+		t.Fatalf("create ExtensionConfig %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), ext) })
+	for _, h := range handlers {
+		ext.Status.Handlers = append(ext.Status.Handlers, runtimev1.ExtensionHandler{
+			Name:           h,
+			RequestHook:    runtimev1.GroupVersionHook{APIVersion: "hooks.runtime.cluster.x-k8s.io/v1alpha1", Hook: "DiscoverVariables"},
+			TimeoutSeconds: 10,
+			FailurePolicy:  runtimev1.FailurePolicyFail,
+		})
+	}
+	if err := e.Client.Status().Update(ctx, ext); err != nil {
+		t.Fatalf("record handlers of %s: %v", name, err)
+	}
+	return ext
 }

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 )
@@ -28,23 +27,7 @@ func clusterClass(namespace, name string, external clusterv1.ExternalPatchDefini
 func TestFind_ListsReferencersWithFieldsAdmissionAndHandlerState(t *testing.T) {
 	ctx := context.Background()
 	config := "whouses-" + rand.String(5)
-	ext := &runtimev1.ExtensionConfig{
-		ObjectMeta: metav1.ObjectMeta{Name: config},
-		Spec: runtimev1.ExtensionConfigSpec{
-			ClientConfig:      runtimev1.ClientConfig{URL: "https://127.0.0.1:1"},
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}},
-		},
-	}
-	if err := env.Client.Create(ctx, ext); err != nil {
-		t.Fatal(err)
-	}
-	ext.Status.Handlers = []runtimev1.ExtensionHandler{{
-		Name: "vars", RequestHook: runtimev1.GroupVersionHook{APIVersion: "hooks.runtime.cluster.x-k8s.io/v1alpha1", Hook: "DiscoverVariables"},
-		TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail,
-	}}
-	if err := env.Client.Status().Update(ctx, ext); err != nil {
-		t.Fatal(err)
-	}
+	env.RecordedExtensionConfig(t, config, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}, "vars")
 	admitted := env.Namespace(t, map[string]string{"team": "a"})
 	rejected := env.Namespace(t, map[string]string{"team": "b"})
 	for _, cc := range []*clusterv1.ClusterClass{

@@ -225,13 +225,21 @@ func TestReconcile_FlagsConflictingDefinitions(t *testing.T) {
 	}
 }
 
-func TestReconcile_FailedDiscoveryKeepsTheLastGoodVariablesThenFollowsTheExtension(t *testing.T) {
+// publishedClusterClass runs the manager and an extension declaring "size",
+// and waits until ClusterClass "cc" using it has published its variables.
+func publishedClusterClass(t *testing.T) (ext *extension, config, namespace string, published *clusterv1.ClusterClass) {
+	t.Helper()
 	startManager(t)
-	ext := startExtension(t, stringVariable("size", true))
-	config := createExtensionConfig(t, ext, nil)
-	ns := env.Namespace(t, nil)
-	create(t, newClusterClass(ns, "cc", config))
-	good := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	ext = startExtension(t, stringVariable("size", true))
+	config = createExtensionConfig(t, ext, nil)
+	namespace = env.Namespace(t, nil)
+	create(t, newClusterClass(namespace, "cc", config))
+	published = waitVariablesReady(t, namespace, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	return ext, config, namespace, published
+}
+
+func TestReconcile_FailedDiscoveryKeepsTheLastGoodVariablesThenFollowsTheExtension(t *testing.T) {
+	ext, config, ns, good := publishedClusterClass(t)
 
 	// The extension breaks, and its registration changes so the cached
 	// answer no longer applies.
@@ -253,12 +261,7 @@ func TestReconcile_FailedDiscoveryKeepsTheLastGoodVariablesThenFollowsTheExtensi
 }
 
 func TestReconcile_InvalidSchemaFromTheExtensionIsNotPublished(t *testing.T) {
-	startManager(t)
-	ext := startExtension(t, stringVariable("size", true))
-	config := createExtensionConfig(t, ext, nil)
-	ns := env.Namespace(t, nil)
-	create(t, newClusterClass(ns, "cc", config))
-	good := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	ext, config, ns, good := publishedClusterClass(t)
 
 	// The extension now declares a default that does not fit its type, and
 	// a CEL rule that does not compile.

@@ -425,15 +425,7 @@ func TestReconcile_DeleteUnregistersHandlers(t *testing.T) {
 func TestWarmup_RegistersRecordedHandlersWhileTheExtensionIsDown(t *testing.T) {
 	name := uniqueName("warm")
 	// Recorded by an earlier run; the extension is gone now.
-	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: "https://127.0.0.1:1"}, nil)
-	recorded := getExtensionConfig(t, name)
-	recorded.Status.Handlers = []runtimev1.ExtensionHandler{{
-		Name: "discover-variables", RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"},
-		TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail,
-	}}
-	if err := env.Client.Status().Update(context.Background(), recorded); err != nil {
-		t.Fatal(err)
-	}
+	env.RecordedExtensionConfig(t, name, nil, "discover-variables")
 
 	h := startController(t, runtimeclient.Options{DiscoveryTimeout: time.Second}, 0)
 	waitFor(t, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
