@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -110,17 +111,7 @@ func (f *fixture) extensionConfig(i int) *runtimev1.ExtensionConfig {
 }
 
 func (f *fixture) clusterClass(cf classFixture) *clusterv1.ClusterClass {
-	cc := &clusterv1.ClusterClass{
-		ObjectMeta: metav1.ObjectMeta{Namespace: cf.namespace, Name: cf.name},
-		Spec: clusterv1.ClusterClassSpec{
-			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
-				APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "infra",
-			}},
-			ControlPlane: clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
-				APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "cp",
-			}},
-		},
-	}
+	cc := skeleton.ClusterClass(cf.namespace, cf.name)
 	for _, i := range cf.configs {
 		name := f.configs[i].name
 		cc.Spec.Patches = append(cc.Spec.Patches, clusterv1.ClusterClassPatch{

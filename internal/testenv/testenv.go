@@ -18,6 +18,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -108,18 +109,7 @@ func (e *Env) Namespace(t testing.TB, labels map[string]string) string {
 // ClusterClass returns a minimal valid ClusterClass (template references
 // the apiserver requires) with the given patches, for tests to create.
 func ClusterClass(namespace, name string, patches ...clusterv1.ClusterClassPatch) *clusterv1.ClusterClass {
-	return &clusterv1.ClusterClass{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec: clusterv1.ClusterClassSpec{
-			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
-				APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "DockerClusterTemplate", Name: "infra",
-			}},
-			ControlPlane: clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{
-				APIVersion: "controlplane.cluster.x-k8s.io/v1beta2", Kind: "KubeadmControlPlaneTemplate", Name: "control-plane",
-			}},
-			Patches: patches,
-		},
-	}
+	return skeleton.ClusterClass(namespace, name, patches...)
 }
 
 // ExternalPatch is a patch named name calling the given extension handlers.
