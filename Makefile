@@ -90,7 +90,7 @@ test: tools verify-generate ## Run every test (unit and envtest) with the race d
 FUZZTIME ?= 60s
 # Fuzz targets as package:target; `make fuzz` runs each for FUZZTIME.
 FUZZ_TARGETS := ./internal/runtime/client:FuzzDiscoveryResponse ./internal/runtime/client:FuzzDiscoverVariablesResponse \
-	./pkg/extensionindex:FuzzReferences
+	./pkg/extensionindex:FuzzReferences ./pkg/extensionindex:FuzzHandlerName
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME (default 60s each); not part of `make test`.

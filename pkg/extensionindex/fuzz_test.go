@@ -5,16 +5,16 @@ import (
 	"testing"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 )
+
+// The seeds of the fuzz targets are files under testdata/fuzz/<target>/, so
+// that `go test` replays them and `make fuzz` starts from them.
 
 // FuzzReferences builds ClusterClasses from arbitrary handler names: every
 // non-empty name is either a reference whose parts join back to it or a
 // reported malformed one, never dropped and never a panic.
 func FuzzReferences(f *testing.F) {
-	f.Add("gen.ext", "val.ext", "vars.ext.with.dots")
-	f.Add("nodot", ".lead", "trail.")
-	f.Add("", "", "")
-	f.Add("a.b", "a.b", "ünï.cødé")
 	f.Fuzz(func(t *testing.T, generate, validate, discover string) {
 		cc := &clusterv1.ClusterClass{Spec: clusterv1.ClusterClassSpec{Patches: []clusterv1.ClusterClassPatch{{
 			Name: "p",
@@ -46,6 +46,47 @@ func FuzzReferences(f *testing.F) {
 		// The index keys are exactly the parsed references.
 		if len(HandlerNames(cc)) > len(refs) {
 			t.Fatalf("more index keys than references")
+		}
+	})
+}
+
+// FuzzHandlerName checks the parsing of full handler names against the
+// joining that makes them. Joined from a discovered name (never empty, never
+// dotted: Discovery refuses both) and an ExtensionConfig name, a full name
+// parses back into that config. Any string at all parses without a panic,
+// and when it parses, the handler part is non-empty and dot-free and the two
+// parts join back into the string.
+func FuzzHandlerName(f *testing.F) {
+	f.Fuzz(func(t *testing.T, handler, config string) {
+		ext := &runtimev1.ExtensionConfig{}
+		ext.Name = config
+		ext.Status.Handlers = []runtimev1.ExtensionHandler{{Name: handler}}
+		joined := HandlerStates(ext)[0].Name
+		got, ok := ExtensionConfigOf(joined)
+		switch {
+		case handler != "" && !strings.Contains(handler, ".") && config != "":
+			if !ok || got != config {
+				t.Fatalf("%q joined from handler %q and config %q parses to (%q, %t)", joined, handler, config, got, ok)
+			}
+		case ok && got == config:
+			// Why Discovery refuses dotted and empty names: the config
+			// part would no longer be the config's name.
+			t.Fatalf("%q joined from the invalid handler %q parses back to config %q", joined, handler, config)
+		}
+
+		for _, name := range []string{handler, config, joined} {
+			got, ok := ExtensionConfigOf(name)
+			if !ok {
+				h, c, dotted := strings.Cut(name, ".")
+				if dotted && h != "" && c != "" {
+					t.Fatalf("%q is <handler>.<config> but does not parse", name)
+				}
+				continue
+			}
+			h, found := strings.CutSuffix(name, "."+got)
+			if !found || h == "" || strings.Contains(h, ".") || got == "" {
+				t.Fatalf("%q parses to config %q, leaving handler %q", name, got, h)
+			}
 		}
 	})
 }

@@ -4,9 +4,15 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 )
+
+// The seeds of the fuzz targets are files under testdata/fuzz/<target>/, so
+// that `go test` replays them and `make fuzz` starts from them.
 
 func fuzzCatalog(t testing.TB) *catalog.Catalog {
 	t.Helper()
@@ -22,13 +28,11 @@ func fuzzCatalog(t testing.TB) *catalog.Catalog {
 // whatever it accepts must be registrable: names without dots, known hooks,
 // timeouts within 0..30, a known failure policy.
 func FuzzDiscoveryResponse(f *testing.F) {
-	f.Add([]byte(`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"DiscoveryResponse","status":"Success","handlers":[{"name":"vars","requestHook":{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","hook":"DiscoverVariables"},"timeoutSeconds":5,"failurePolicy":"Ignore"}]}`))
-	f.Add([]byte(`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"DiscoveryResponse","status":"Success","handlers":[{"name":"a.b","requestHook":{"apiVersion":"x/y/z","hook":""},"timeoutSeconds":-1}]}`))
-	f.Add([]byte(`{"kind":"DiscoveryResponse"}`))
-	f.Add([]byte(`[]`))
-	f.Add([]byte(`<html>`))
 	cat := fuzzCatalog(f)
-	want, _ := cat.Response(catalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "Discovery"})
+	want, err := cat.Response(catalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "Discovery"})
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		response := &runtimehooksv1.DiscoveryResponse{}
 		if err := decodeResponse(data, want, response); err != nil {
@@ -47,15 +51,19 @@ func FuzzDiscoveryResponse(f *testing.F) {
 	})
 }
 
-// FuzzDiscoverVariablesResponse checks that decoding a DiscoverVariables
-// answer never panics and accepts only the expected kind.
+// FuzzDiscoverVariablesResponse feeds arbitrary bytes through what a
+// DiscoverVariables answer goes through before its variables can reach a
+// ClusterClass's status: decoding, which accepts only the expected kind, and
+// then the schema validation the ClusterClass controller runs on every
+// discovered variable. Neither may panic, and every problem the validation
+// reports must point into the variable it is about, so that the condition
+// message names the right field.
 func FuzzDiscoverVariablesResponse(f *testing.F) {
-	f.Add([]byte(`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"DiscoverVariablesResponse","status":"Success","variables":[{"name":"size","required":true,"schema":{"openAPIV3Schema":{"type":"string","default":"s"}}}]}`))
-	f.Add([]byte(`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"DiscoverVariablesResponse","status":"Failure","message":"no"}`))
-	f.Add([]byte(`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"DiscoveryResponse","status":"Success"}`))
-	f.Add([]byte(`{"variables":[{"schema":{"openAPIV3Schema":{"properties":{"a":{"items":{}}}}}}]}`))
 	cat := fuzzCatalog(f)
-	want, _ := cat.Response(catalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "DiscoverVariables"})
+	want, err := cat.Response(catalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "DiscoverVariables"})
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		response := &runtimehooksv1.DiscoverVariablesResponse{}
 		if err := decodeResponse(data, want, response); err != nil {
@@ -63,6 +71,15 @@ func FuzzDiscoverVariablesResponse(f *testing.F) {
 		}
 		if response.Kind != "DiscoverVariablesResponse" {
 			t.Fatalf("accepted kind %q", response.Kind)
+		}
+		for _, v := range response.Variables {
+			// The same path the controller uses for discovered variables.
+			path := field.NewPath("variables").Key(v.Name)
+			for _, e := range variableschema.Validate(v, path) {
+				if !strings.HasPrefix(e.Field, path.String()) {
+					t.Fatalf("variable %q: error %q is not under %s", v.Name, e.Error(), path)
+				}
+			}
 		}
 	})
 }
