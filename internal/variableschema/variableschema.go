@@ -157,7 +157,11 @@ func validateCEL(s *structuralschema.Structural, p *field.Path) field.ErrorList 
 	}
 	var errs field.ErrorList
 	if len(s.XValidations) > 0 {
-		results, err := cel.Compile(s, model.SchemaDeclType(s, true), celconfig.PerCallLimit, baseEnvSet(), cel.NewExpressionsEnvLoader())
+		// Not a resource root: a variable's value is no Kubernetes object, so
+		// its rules see no apiVersion, kind or metadata. As a root, the
+		// apiserver's type would also drop an array's items, failing every
+		// rule on an array.
+		results, err := cel.Compile(s, model.SchemaDeclType(s, false), celconfig.PerCallLimit, baseEnvSet(), cel.NewExpressionsEnvLoader())
 		if err != nil {
 			errs = append(errs, field.Invalid(p.Child("x-kubernetes-validations"), "", err.Error()))
 		}

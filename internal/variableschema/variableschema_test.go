@@ -58,6 +58,21 @@ func TestValidate(t *testing.T) {
 			XValidations: []clusterv1.ValidationRule{{Rule: "self.replicas <= 10", Message: "at most 10 replicas"}},
 			Default:      raw(`{}`),
 		}), want: []string{"at most 10 replicas"}},
+		{name: "valid CEL on an array and on nested arrays", variable: variable("disks", clusterv1.JSONSchemaProps{
+			Type: "array", MaxItems: ptr.To[int64](4),
+			Items: &clusterv1.JSONSchemaProps{
+				Type: "object", Properties: map[string]clusterv1.JSONSchemaProps{
+					"sizeGiB": {Type: "integer"},
+					"tags": {Type: "array", MaxItems: ptr.To[int64](8), Items: &clusterv1.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](20)},
+						XValidations: []clusterv1.ValidationRule{{Rule: "self.all(t, t != '')"}}},
+				},
+			},
+			XValidations: []clusterv1.ValidationRule{{Rule: "self.all(d, d.sizeGiB > 0)"}},
+		})},
+		{name: "CEL sees no apiVersion, kind or metadata on an object value", variable: variable("machine", clusterv1.JSONSchemaProps{
+			Type: "object", Properties: map[string]clusterv1.JSONSchemaProps{"size": {Type: "integer"}},
+			XValidations: []clusterv1.ValidationRule{{Rule: "self.kind == 'Machine'"}},
+		}), want: []string{"x-kubernetes-validations[0].rule", "undefined field 'kind'"}},
 		{name: "example too long", variable: variable("code", clusterv1.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](2), Example: raw(`"toolong"`)}),
 			want: []string{"openAPIV3Schema.example", "may not be more than 2 bytes"}},
 	}
