@@ -157,6 +157,12 @@ func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook c
 	defer resp.Body.Close()
 
 	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxResponseBytes+1))
+	// An extension that sends its headers and then trickles the body runs
+	// into the timeout here, not in Do. Checked before err: the body cut at
+	// the deadline can also read as a clean, truncated end.
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s did not answer within %s (timeout)", redact(target), timeout)
+	}
 	if err != nil {
 		return fmt.Errorf("read response from %s: %w", redact(target), err)
 	}

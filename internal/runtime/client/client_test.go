@@ -306,3 +306,166 @@ func TestCall_TimeoutCancelsTheRequestAtTheExtension(t *testing.T) {
 		t.Fatal("the extension's request was still running 10s after the client timed out")
 	}
 }
+
+// hostileBody starts an extension that answers 200 with the start of a
+// valid response of kind, then sends more of it (chunk, flushed) every
+// interval until the request ends; a zero interval sends as fast as the
+// connection takes it. ended is closed once the handler has returned, which
+// it does only when its request context ends or a write fails, that is when
+// the client has hung up.
+func hostileBody(t *testing.T, kind string, chunk string, interval time.Duration) (url string, ca []byte, ended <-chan struct{}) {
+	t.Helper()
+	done := make(chan struct{})
+	url, ca = tlsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		defer close(done)
+		// net/http notices a closed connection only once the body is read.
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		flusher := w.(http.Flusher)
+		if _, err := io.WriteString(w, `{"apiVersion":"`+hooksAPIVersion+`","kind":"`+kind+`","status":"Success","message":"`); err != nil {
+			return
+		}
+		flusher.Flush()
+		var tick <-chan time.Time
+		if interval > 0 {
+			ticker := time.NewTicker(interval)
+			defer ticker.Stop()
+			tick = ticker.C
+		}
+		for {
+			if tick != nil {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-tick:
+				}
+			} else if r.Context().Err() != nil {
+				return
+			}
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+			flusher.Flush()
+		}
+	})
+	return url, ca, done
+}
+
+// waitClosed fails the test unless ended is closed within a generous bound:
+// the extension's request must end once the client gives up.
+func waitClosed(t *testing.T, ended <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the extension was still sending %s 10s after the client returned: the connection was not closed", what)
+	}
+}
+
+func TestCall_EndlessBodyIsCutAtTheBound(t *testing.T) {
+	url, ca, ended := hostileBody(t, "DiscoveryResponse", strings.Repeat("x", 512), 0)
+	// A timeout far beyond the test's patience: only the bound may end it.
+	c := newClient(t, Options{MaxResponseBytes: 64 << 10, DiscoveryTimeout: 10 * time.Minute})
+	result := make(chan error, 1)
+	go func() {
+		_, err := c.Discover(context.Background(), extensionAt(url, ca))
+		result <- err
+	}()
+	var err error
+	select {
+	case err = <-result:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Discover was still reading an endless body after 10s")
+	}
+	if err == nil || !strings.Contains(err.Error(), "larger than 65536 bytes") {
+		t.Fatalf("error = %v, want the body refused as larger than 65536 bytes", err)
+	}
+	waitClosed(t, ended, "an endless body")
+}
+
+func TestCall_TricklingBodyHitsTheTimeout(t *testing.T) {
+	// One byte every 20ms stays far below the bound for the whole timeout.
+	url, ca, ended := hostileBody(t, "DiscoverVariablesResponse", "x", 20*time.Millisecond)
+	c := newClient(t, Options{})
+	hook, err := c.Catalog().GroupVersionHook(runtimehooksv1.DiscoverVariables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Call(context.Background(), runtimev1.ClientConfig{URL: url, CABundle: ca}, hook, "vars", 300*time.Millisecond,
+		nil, &runtimehooksv1.DiscoverVariablesRequest{}, &runtimehooksv1.DiscoverVariablesResponse{})
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 300ms (timeout)") {
+		t.Fatalf("error = %v, want the timeout error", err)
+	}
+	waitClosed(t, ended, "a trickling body")
+}
+
+func TestCall_DiscoverVariablesRejectsWrongKindAndAPIVersion(t *testing.T) {
+	expected := `expected apiVersion "` + hooksAPIVersion + `" kind "DiscoverVariablesResponse"`
+	tests := []struct {
+		name   string
+		answer map[string]any
+		want   []string
+	}{
+		{
+			name:   "another hook's response",
+			answer: map[string]any{"apiVersion": hooksAPIVersion, "kind": "DiscoveryResponse", "status": "Success"},
+			want:   []string{`kind "DiscoveryResponse"`, expected},
+		},
+		{
+			name:   "another API version",
+			answer: map[string]any{"apiVersion": "hooks.runtime.cluster.x-k8s.io/v1beta9", "kind": "DiscoverVariablesResponse", "status": "Success"},
+			want:   []string{`got apiVersion "hooks.runtime.cluster.x-k8s.io/v1beta9"`, expected},
+		},
+		{
+			name:   "no type information",
+			answer: map[string]any{"status": "Success", "variables": []any{}},
+			want:   []string{`got apiVersion "" kind ""`, expected},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, ca := tlsServer(t, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, tt.answer) })
+			c := newClient(t, Options{})
+			hook, err := c.Catalog().GroupVersionHook(runtimehooksv1.DiscoverVariables)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = c.Call(context.Background(), runtimev1.ClientConfig{URL: url, CABundle: ca}, hook, "vars", time.Second,
+				nil, &runtimehooksv1.DiscoverVariablesRequest{}, &runtimehooksv1.DiscoverVariablesResponse{})
+			if err == nil {
+				t.Fatal("a response of the wrong type was accepted")
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestCall_RefusesRedirectsOnTheSameHost(t *testing.T) {
+	for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			var followed atomic.Int64
+			answer := discoveryAnswer()
+			url, ca := tlsServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/moved/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery" {
+					followed.Add(1)
+					r.URL.Path = strings.TrimPrefix(r.URL.Path, "/moved")
+					answer(w, r)
+					return
+				}
+				// Same scheme, host and port: only the path moves.
+				http.Redirect(w, r, "/moved"+r.URL.Path, code)
+			})
+			_, err := newClient(t, Options{}).Discover(context.Background(), extensionAt(url, ca))
+			if err == nil || !strings.Contains(err.Error(), "redirects are refused") || !strings.Contains(err.Error(), "/moved/") {
+				t.Fatalf("error = %v, want the redirect to /moved/ refused", err)
+			}
+			if n := followed.Load(); n != 0 {
+				t.Errorf("the redirect was followed %d times", n)
+			}
+		})
+	}
+}
