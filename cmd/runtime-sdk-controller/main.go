@@ -24,6 +24,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
@@ -75,6 +76,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.manager.ReadOnly, "read-only", false, "Observe mode: discover and write nothing; export how many ClusterClass reconciles each ExtensionConfig event costs with Cluster API's scan and with the index.")
 	fs.IntVar(&o.manager.ClusterClassConcurrency, "clusterclass-concurrency", 10, "How many ClusterClasses reconcile at once.")
 	fs.DurationVar(&o.manager.VariablesCacheMaxAge, "variables-cache-max-age", 10*time.Minute, "Longest time a DiscoverVariables answer is reused while its handler's registration is unchanged; 0 keeps it until the registration changes.")
+	// The default holds every answer ClusterClasses still use with room to
+	// spare (see callcache.DefaultMaxEntries); the bound only cuts answers
+	// for settings nobody asks for any more.
+	fs.IntVar(&o.manager.VariablesCacheMaxEntries, "variables-cache-max-entries", callcache.DefaultMaxEntries, "Most DiscoverVariables answers cached at once; the oldest are evicted beyond it. At least 1: the cache is always bounded.")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; defaults to $KUBECONFIG, then the in-cluster configuration, then ~/.kube/config.")
 	fs.BoolVar(&o.local, "local", false, "Start a local control plane (etcd and kube-apiserver from bin/) and run against it.")
 	fs.StringVar(&o.localDir, "local-dir", ".local", "Data directory of the local control plane; kept across runs.")
@@ -93,6 +98,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.local && o.kubeconfig != "" {
 		return nil, errors.New("--local and --kubeconfig exclude each other")
+	}
+	// Zero is refused rather than read as "unbounded": answers for settings
+	// that are no longer used would then stay forever.
+	if o.manager.VariablesCacheMaxEntries < 1 {
+		return nil, fmt.Errorf("--variables-cache-max-entries must be at least 1, got %d", o.manager.VariablesCacheMaxEntries)
 	}
 	return o, nil
 }

@@ -53,6 +53,9 @@ type Options struct {
 	// VariablesCacheMaxAge expires cached DiscoverVariables answers on top
 	// of invalidation by registration changes; zero keeps them until then.
 	VariablesCacheMaxAge time.Duration
+	// VariablesCacheMaxEntries bounds the number of cached DiscoverVariables
+	// answers, evicting the oldest; zero means callcache.DefaultMaxEntries.
+	VariablesCacheMaxEntries int
 	// ClusterClassConcurrency is how many ClusterClasses reconcile at once.
 	ClusterClassConcurrency int
 	// AfterClusterClassReconcile, when set, is called after every
@@ -149,7 +152,9 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 	if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
 		return nil, err
 	}
-	variablesCache := callcache.New[[]clusterv1.ClusterClassVariable](opts.VariablesCacheMaxAge)
+	variablesCache := callcache.New[[]clusterv1.ClusterClassVariable](callcache.Options{
+		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
+	})
 	clusterClasses := &clusterclass.Reconciler{
 		Client:   mgr.GetClient(),
 		Registry: reg,

@@ -9,6 +9,14 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
+// DefaultMaxEntries is the bound of a cache whose Options leave MaxEntries
+// zero. The live set is one answer per distinct (handler, effective
+// settings) that ClusterClasses use, a few per extension even on large
+// management clusters (the load tool's 1000 ClusterClasses need one per
+// ExtensionConfig), so ten thousand holds it with room to spare and only
+// cuts what nobody asks for any more.
+const DefaultMaxEntries = 10_000
+
 // Outcome says how a Get was answered.
 type Outcome string
 
@@ -21,33 +29,54 @@ const (
 	Called Outcome = "called"
 )
 
-// Cache holds answers of type V per handler.
-type Cache[V any] struct {
+// Options bound a Cache.
+type Options struct {
 	// MaxAge, when positive, expires entries on top of fingerprint
 	// invalidation, for extensions whose answers change on their own.
 	MaxAge time.Duration
+	// MaxEntries bounds the number of stored answers: storing one more
+	// evicts the oldest. Zero means DefaultMaxEntries; there is no unbounded
+	// cache, since settings that are no longer used would stay forever.
+	MaxEntries int
+}
+
+// Cache holds answers of type V per handler. It is safe for concurrent use.
+type Cache[V any] struct {
+	maxAge     time.Duration
+	maxEntries int
 
 	group singleflight.Group
 	mu    sync.Mutex
 	// handlers maps a full handler name to the fingerprint its entries were
 	// made under and the entries by settings key.
 	handlers map[string]*handlerEntries[V]
-	now      func() time.Time
+	// oldest and newest end the list of every entry in the order stored,
+	// which is also the order they expire in: sweeping and eviction both
+	// take from the oldest end.
+	oldest, newest *entry[V]
+	entries        int
+	now            func() time.Time
 }
 
 type handlerEntries[V any] struct {
 	fingerprint string
-	bySettings  map[string]entry[V]
+	bySettings  map[string]*entry[V]
 }
 
 type entry[V any] struct {
-	value V
-	at    time.Time
+	handler, settingsKey string
+	value                V
+	at                   time.Time
+	older, newer         *entry[V]
 }
 
-// New returns an empty cache.
-func New[V any](maxAge time.Duration) *Cache[V] {
-	return &Cache[V]{MaxAge: maxAge, handlers: map[string]*handlerEntries[V]{}, now: time.Now}
+// New returns an empty cache bounded by opts.
+func New[V any](opts Options) *Cache[V] {
+	maxEntries := opts.MaxEntries
+	if maxEntries <= 0 {
+		maxEntries = DefaultMaxEntries
+	}
+	return &Cache[V]{maxAge: opts.MaxAge, maxEntries: maxEntries, handlers: map[string]*handlerEntries[V]{}, now: time.Now}
 }
 
 // Get returns the answer for (handler, fingerprint, settings), calling call
@@ -90,7 +119,7 @@ func (c *Cache[V]) Forget(handlers ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, h := range handlers {
-		delete(c.handlers, h)
+		c.dropHandler(h)
 	}
 }
 
@@ -98,11 +127,7 @@ func (c *Cache[V]) Forget(handlers ...string) {
 func (c *Cache[V]) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := 0
-	for _, h := range c.handlers {
-		n += len(h.bySettings)
-	}
-	return n
+	return c.entries
 }
 
 func (c *Cache[V]) lookup(handler, fingerprint, settingsKey string) (V, bool) {
@@ -115,15 +140,15 @@ func (c *Cache[V]) lookup(handler, fingerprint, settingsKey string) (V, bool) {
 	}
 	if h.fingerprint != fingerprint {
 		// The registration changed: nothing stored can be trusted.
-		delete(c.handlers, handler)
+		c.dropHandler(handler)
 		return zero, false
 	}
 	e, ok := h.bySettings[settingsKey]
 	if !ok {
 		return zero, false
 	}
-	if c.MaxAge > 0 && c.now().Sub(e.at) > c.MaxAge {
-		delete(h.bySettings, settingsKey)
+	if c.expired(e) {
+		c.remove(e)
 		return zero, false
 	}
 	return e.value, true
@@ -133,11 +158,84 @@ func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h, ok := c.handlers[handler]
-	if !ok || h.fingerprint != fingerprint {
-		h = &handlerEntries[V]{fingerprint: fingerprint, bySettings: map[string]entry[V]{}}
+	if ok && h.fingerprint != fingerprint {
+		c.dropHandler(handler)
+		ok = false
+	}
+	if !ok {
+		h = &handlerEntries[V]{fingerprint: fingerprint, bySettings: map[string]*entry[V]{}}
 		c.handlers[handler] = h
 	}
-	h.bySettings[settingsKey] = entry[V]{value: v, at: c.now()}
+	if old, ok := h.bySettings[settingsKey]; ok {
+		c.unlink(old)
+	}
+	e := &entry[V]{handler: handler, settingsKey: settingsKey, value: v, at: c.now()}
+	h.bySettings[settingsKey] = e
+	c.link(e)
+
+	// Entries expire in the order they were stored, so the expired ones
+	// are all at the oldest end; entries nobody looks up again go here.
+	for c.oldest != nil && c.expired(c.oldest) {
+		c.remove(c.oldest)
+	}
+	for c.entries > c.maxEntries {
+		c.remove(c.oldest)
+	}
+}
+
+func (c *Cache[V]) expired(e *entry[V]) bool {
+	return c.maxAge > 0 && c.now().Sub(e.at) > c.maxAge
+}
+
+// dropHandler removes every entry of a handler.
+func (c *Cache[V]) dropHandler(handler string) {
+	h, ok := c.handlers[handler]
+	if !ok {
+		return
+	}
+	for _, e := range h.bySettings {
+		c.unlink(e)
+	}
+	delete(c.handlers, handler)
+}
+
+// remove drops one entry, and its handler once it holds no entry: a
+// handler's record must not outlive its answers.
+func (c *Cache[V]) remove(e *entry[V]) {
+	c.unlink(e)
+	h := c.handlers[e.handler]
+	delete(h.bySettings, e.settingsKey)
+	if len(h.bySettings) == 0 {
+		delete(c.handlers, e.handler)
+	}
+}
+
+// link appends e at the newest end of the list.
+func (c *Cache[V]) link(e *entry[V]) {
+	e.older, e.newer = c.newest, nil
+	if c.newest != nil {
+		c.newest.newer = e
+	} else {
+		c.oldest = e
+	}
+	c.newest = e
+	c.entries++
+}
+
+// unlink takes e out of the list; its handler's map is the caller's.
+func (c *Cache[V]) unlink(e *entry[V]) {
+	if e.older != nil {
+		e.older.newer = e.newer
+	} else {
+		c.oldest = e.newer
+	}
+	if e.newer != nil {
+		e.newer.older = e.older
+	} else {
+		c.newest = e.older
+	}
+	e.older, e.newer = nil, nil
+	c.entries--
 }
 
 // canonical encodes settings with sorted keys (encoding/json sorts map

@@ -3,6 +3,7 @@ package callcache
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,7 +11,7 @@ import (
 )
 
 func TestGet_ConcurrentCallersShareOneCall(t *testing.T) {
-	c := New[string](0)
+	c := New[string](Options{})
 	var calls atomic.Int64
 	release := make(chan struct{})
 	call := func(context.Context) (string, error) {
@@ -68,7 +69,7 @@ func TestGet_ConcurrentCallersShareOneCall(t *testing.T) {
 }
 
 func TestGet_KeyIsHandlerFingerprintAndSettings(t *testing.T) {
-	c := New[int](0)
+	c := New[int](Options{})
 	var calls atomic.Int64
 	call := func(context.Context) (int, error) { return int(calls.Add(1)), nil }
 	get := func(handler, fp string, settings map[string]string) Outcome {
@@ -106,7 +107,7 @@ func TestGet_KeyIsHandlerFingerprintAndSettings(t *testing.T) {
 }
 
 func TestGet_FailuresAreNotCached(t *testing.T) {
-	c := New[int](0)
+	c := New[int](Options{})
 	var calls atomic.Int64
 	fail := true
 	call := func(context.Context) (int, error) {
@@ -127,7 +128,7 @@ func TestGet_FailuresAreNotCached(t *testing.T) {
 }
 
 func TestGet_MaxAgeExpiresEntries(t *testing.T) {
-	c := New[int](time.Minute)
+	c := New[int](Options{MaxAge: time.Minute})
 	now := time.Now()
 	c.now = func() time.Time { return now }
 	call := func(context.Context) (int, error) { return 1, nil }
@@ -143,7 +144,7 @@ func TestGet_MaxAgeExpiresEntries(t *testing.T) {
 }
 
 func TestGet_SharedCallSurvivesTheFirstCallersCancellation(t *testing.T) {
-	c := New[int](0)
+	c := New[int](Options{})
 	started := make(chan struct{})
 	release := make(chan struct{})
 	call := func(ctx context.Context) (int, error) {
@@ -163,5 +164,181 @@ func TestGet_SharedCallSurvivesTheFirstCallersCancellation(t *testing.T) {
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatalf("second caller failed because the first was cancelled: %v", err)
+	}
+}
+
+// checkInvariants fails the test unless the list of entries, the handler
+// maps and the count agree, and no handler record is left without entries.
+func checkInvariants[V any](t *testing.T, c *Cache[V]) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	listed := 0
+	for e := c.oldest; e != nil; e = e.newer {
+		listed++
+		h, ok := c.handlers[e.handler]
+		if !ok || h.bySettings[e.settingsKey] != e {
+			t.Fatalf("listed entry %s %s is not in its handler's map", e.handler, e.settingsKey)
+		}
+		if e.newer != nil && e.newer.at.Before(e.at) {
+			t.Fatalf("entry %s %s is listed before an older one", e.handler, e.settingsKey)
+		}
+	}
+	mapped := 0
+	for name, h := range c.handlers {
+		if len(h.bySettings) == 0 {
+			t.Fatalf("handler %s has a record but no entries", name)
+		}
+		mapped += len(h.bySettings)
+	}
+	if listed != c.entries || mapped != c.entries {
+		t.Fatalf("%d entries listed, %d mapped, count %d", listed, mapped, c.entries)
+	}
+}
+
+func TestCache_BoundsAndDrops(t *testing.T) {
+	type step struct {
+		advance     time.Duration // moves the clock before the step
+		forget      []string      // when set, the step is a Forget
+		handler, fp string
+		setting     string // value of the one setting "v"
+		want        Outcome
+		wantLen     int
+	}
+	get := func(handler, fp, setting string, want Outcome, wantLen int) step {
+		return step{handler: handler, fp: fp, setting: setting, want: want, wantLen: wantLen}
+	}
+	tests := []struct {
+		name  string
+		opts  Options
+		steps []step
+	}{
+		{
+			name: "the oldest go first",
+			opts: Options{MaxEntries: 3},
+			steps: []step{
+				get("h", "fp", "a", Called, 1), get("h", "fp", "b", Called, 2), get("other", "fp", "c", Called, 3),
+				get("h", "fp", "d", Called, 3), // evicts a
+				get("h", "fp", "d", Hit, 3), get("other", "fp", "c", Hit, 3), get("h", "fp", "b", Hit, 3),
+				get("h", "fp", "a", Called, 3), // evicts b
+				get("h", "fp", "b", Called, 3), // evicts c
+				get("other", "fp", "c", Called, 3),
+			},
+		},
+		{
+			// Age is what counts, as for expiry: a hit does not renew.
+			name: "a hit does not make an entry younger",
+			opts: Options{MaxEntries: 2},
+			steps: []step{
+				get("h", "fp", "a", Called, 1), get("h", "fp", "b", Called, 2), get("h", "fp", "a", Hit, 2),
+				get("h", "fp", "c", Called, 2), // evicts a, the oldest stored
+				get("h", "fp", "b", Hit, 2),
+			},
+		},
+		{
+			name: "storing sweeps expired entries nobody looks up",
+			opts: Options{MaxAge: time.Minute, MaxEntries: 100},
+			steps: []step{
+				get("h1", "fp", "a", Called, 1), get("h2", "fp", "a", Called, 2),
+				{advance: 2 * time.Minute, handler: "h3", fp: "fp", setting: "a", want: Called, wantLen: 1},
+				get("h1", "fp", "a", Called, 2),
+			},
+		},
+		{
+			name: "only the expired are swept",
+			opts: Options{MaxAge: time.Minute, MaxEntries: 100},
+			steps: []step{
+				get("h", "fp", "a", Called, 1),
+				{advance: 50 * time.Second, handler: "h", fp: "fp", setting: "b", want: Called, wantLen: 2},
+				{advance: 20 * time.Second, handler: "h", fp: "fp", setting: "c", want: Called, wantLen: 2}, // a is 70s old
+				get("h", "fp", "b", Hit, 2),
+			},
+		},
+		{
+			name: "forget drops every entry of the handler and nothing else",
+			opts: Options{MaxEntries: 10},
+			steps: []step{
+				get("h1", "fp", "a", Called, 1), get("h1", "fp", "b", Called, 2), get("h2", "fp", "a", Called, 3),
+				{forget: []string{"h1", "unknown"}, wantLen: 1},
+				get("h2", "fp", "a", Hit, 1), get("h1", "fp", "a", Called, 2),
+			},
+		},
+		{
+			name: "a new fingerprint drops the old entries from the count",
+			opts: Options{MaxEntries: 10},
+			steps: []step{
+				get("h", "fp1", "a", Called, 1), get("h", "fp1", "b", Called, 2),
+				get("h", "fp2", "a", Called, 1), get("h", "fp2", "b", Called, 2),
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New[string](tt.opts)
+			now := time.Unix(1_700_000_000, 0)
+			c.now = func() time.Time { return now }
+			for i, s := range tt.steps {
+				now = now.Add(s.advance)
+				if s.forget != nil {
+					c.Forget(s.forget...)
+				} else {
+					want := s.handler + "/" + s.fp + "/" + s.setting
+					v, outcome, err := c.Get(context.Background(), s.handler, s.fp, map[string]string{"v": s.setting},
+						func(context.Context) (string, error) { return want, nil })
+					if err != nil || v != want {
+						t.Fatalf("step %d: got %q, %v; want %q", i, v, err, want)
+					}
+					if outcome != s.want {
+						t.Errorf("step %d (%s %s %s): outcome %s, want %s", i, s.handler, s.fp, s.setting, outcome, s.want)
+					}
+				}
+				if got := c.Len(); got != s.wantLen {
+					t.Errorf("step %d: Len = %d, want %d", i, got, s.wantLen)
+				}
+				checkInvariants(t, c)
+			}
+		})
+	}
+}
+
+func TestCache_BoundHoldsUnderManyDistinctSettings(t *testing.T) {
+	const bound = 50
+	c := New[int](Options{MaxEntries: bound, MaxAge: time.Hour})
+	now := time.Unix(1_700_000_000, 0)
+	c.now = func() time.Time { return now }
+	handlers := []string{"a.ext", "b.ext", "c.other", "d.other", "e.third"}
+	const stores = 5000
+	for i := range stores {
+		now = now.Add(time.Second)
+		_, outcome, err := c.Get(context.Background(), handlers[i%len(handlers)], "fp", map[string]string{"generation": strconv.Itoa(i)},
+			func(context.Context) (int, error) { return i, nil })
+		if err != nil || outcome != Called {
+			t.Fatalf("store %d: outcome %s, %v", i, outcome, err)
+		}
+		if n := c.Len(); n > bound {
+			t.Fatalf("after %d stores Len = %d, over the bound %d", i+1, n, bound)
+		}
+	}
+	if n := c.Len(); n != bound {
+		t.Errorf("Len = %d, want the bound %d", n, bound)
+	}
+	checkInvariants(t, c)
+	// The newest answers are the ones kept.
+	for i := stores - bound; i < stores; i++ {
+		v, outcome, _ := c.Get(context.Background(), handlers[i%len(handlers)], "fp", map[string]string{"generation": strconv.Itoa(i)},
+			func(context.Context) (int, error) { return -1, nil })
+		if outcome != Hit || v != i {
+			t.Fatalf("store %d, among the newest %d: outcome %s, value %d", i, bound, outcome, v)
+		}
+	}
+}
+
+func TestNew_ZeroMaxEntriesMeansTheDefault(t *testing.T) {
+	c := New[int](Options{})
+	for i := range DefaultMaxEntries + 10 {
+		c.Get(context.Background(), "h", "fp", map[string]string{"i": strconv.Itoa(i)}, func(context.Context) (int, error) { return i, nil })
+	}
+	if n := c.Len(); n != DefaultMaxEntries {
+		t.Errorf("Len = %d, want DefaultMaxEntries (%d)", n, DefaultMaxEntries)
 	}
 }

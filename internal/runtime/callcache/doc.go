@@ -10,4 +10,8 @@
 // maximum age, so the cache never outlives the registration it was built
 // from and holds nothing for handlers that are gone. Failures are not kept:
 // the next reconcile asks again.
+//
+// The number of entries is bounded: a ClusterClass whose patch settings
+// change leaves its old answer behind, so storing sweeps expired entries and
+// then evicts the oldest beyond the bound.
 package callcache
