@@ -74,6 +74,10 @@ run: tools build ## Run the controller against the local control plane (data kep
 loadtest: tools build ## Run the load tool (seed and scale at N=1000) on a fresh local control plane; LOADTEST_ARGS adds flags.
 	$(MANAGER) loadtest --out loadtest-results $(LOADTEST_ARGS)
 
+.PHONY: drill
+drill: tools build ## Run the fault drills (flap, kube-apiserver restart, 10-minute soak) on a fresh local control plane; DRILL_ARGS adds flags.
+	$(MANAGER) drill --out drill-results $(DRILL_ARGS)
+
 .PHONY: clean-local
 clean-local: ## Wipe the local control plane's data directory.
 	rm -rf "$(LOCAL_DIR)"

@@ -151,6 +151,17 @@ func (c *Cluster) StopAPIServer() error {
 	return c.apiserver.stop(stopGrace)
 }
 
+// KillAPIServer kills kube-apiserver at once (SIGKILL), as a crash or an
+// OOM kill would, leaving etcd and the data in place. Unlike StopAPIServer
+// it does not wait for the graceful shutdown, which holds on to open watches
+// for up to a minute.
+func (c *Cluster) KillAPIServer() error {
+	if c.apiserver == nil {
+		return nil
+	}
+	return c.apiserver.kill()
+}
+
 // StartAPIServer starts kube-apiserver against the running etcd and waits
 // until it reports ready.
 func (c *Cluster) StartAPIServer(ctx context.Context) error {

@@ -109,6 +109,23 @@ func (p *process) stop(grace time.Duration) error {
 	return fmt.Errorf("%s did not stop within %s and was killed", p.name, grace)
 }
 
+// kill ends the process with SIGKILL and waits for it. It is safe to call
+// on a process that never started or already ended.
+func (p *process) kill() error {
+	if p.cmd == nil {
+		return nil
+	}
+	defer os.Remove(p.pidPath)
+	if ended, _ := p.exited(); ended {
+		return nil
+	}
+	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("kill %s: %w", p.name, err)
+	}
+	<-p.done
+	return nil
+}
+
 // lastError returns the last line of the process's log that reports an
 // error (klog's "E" lines, etcd's "error" level), which is usually why it
 // exited, or the last line when none does.

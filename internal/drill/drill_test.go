@@ -1,0 +1,154 @@
+package drill
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+)
+
+var (
+	cluster *localcluster.Cluster
+	env     Env
+)
+
+// TestMain builds the controller binary and starts one local control plane
+// that the drills share, one after the other.
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	flag.Parse()
+	ctrl.SetLogger(logr.Discard())
+	if testing.Short() {
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "drill-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binary := filepath.Join(dir, "runtime-sdk-controller")
+	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/runtime-sdk-controller").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the controller: %v\n%s", err, out)
+		return 1
+	}
+	binDir, err := toolbin.Dir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	crds, err := crd.Definitions()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cluster, err = localcluster.Start(context.Background(), localcluster.Options{Dir: filepath.Join(dir, "cluster"), BinDir: binDir, CRDs: crds})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "local control plane: %v\n", err)
+		return 1
+	}
+	defer cluster.Stop()
+	config := cluster.Config()
+	config.QPS, config.Burst = 500, 1000
+	env = Env{Config: config, Kubeconfig: cluster.KubeconfigPath(), Binary: binary, LogDir: dir}
+	code := m.Run()
+	if code != 0 {
+		// The controller logs say why; they vanish with the directory.
+		for _, name := range []string{"flap", "restart", "soak"} {
+			if data, err := os.ReadFile(filepath.Join(dir, name+"-controller.log")); err == nil {
+				fmt.Fprintf(os.Stderr, "--- last of %s-controller.log:\n%s\n", name, tail(string(data), 40))
+			}
+		}
+	}
+	return code
+}
+
+func tail(s string, lines int) string {
+	parts := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	return strings.Join(parts, "\n")
+}
+
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the controller binary on a local control plane")
+	}
+}
+
+func TestFlap_BacksOffKeepsVariablesAndHeals(t *testing.T) {
+	skipShort(t)
+	o := FlapOptions{ClusterClasses: 30, ExtensionConfigs: 3, Duration: 40 * time.Second, Phase: 5 * time.Second,
+		ChangeEvery: 4 * time.Second, Window: 5 * time.Second, Timeout: 2 * time.Minute}
+	r, err := Flap(context.Background(), env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteFlap(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	for _, problem := range r.Problems() {
+		t.Error(problem)
+	}
+}
+
+func TestRestart_ControllerRidesOutAnAPIServerOutage(t *testing.T) {
+	skipShort(t)
+	o := RestartOptions{ClusterClasses: 120, ExtensionConfigs: 4, StopAt: 0.2, Outage: 10 * time.Second, Timeout: 3 * time.Minute}
+	r, err := Restart(context.Background(), env, cluster, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteRestart(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	for _, problem := range r.Problems() {
+		t.Error(problem)
+	}
+}
+
+func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
+	skipShort(t)
+	o := SoakOptions{ClusterClasses: 300, ExtensionConfigs: 10, Namespaces: 6, Duration: 40 * time.Second,
+		ChangeEvery: 500 * time.Millisecond, SampleEvery: 4 * time.Second, CacheMaxEntries: 15, Timeout: 3 * time.Minute}
+	r, err := Soak(context.Background(), env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteSoak(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	for _, problem := range r.Problems() {
+		t.Error(problem)
+	}
+	if r.CacheEntriesMax < int64(o.ExtensionConfigs) {
+		t.Errorf("the call cache never held more than %d entries: the soak did not fill it", r.CacheEntriesMax)
+	}
+	if r.CacheEmptied == 0 {
+		t.Error("the cache was never seen empty after the ExtensionConfigs were deleted")
+	}
+}

@@ -1,0 +1,248 @@
+package drill
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strconv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+)
+
+// tierLabel splits the drill's namespaces in two; configs with a selector
+// admit tier "a" only, so a label flip changes what they admit.
+const tierLabel = "drill.runtime.cluster.x-k8s.io/tier"
+
+// extension is one ExtensionConfig and the sample extension behind it.
+type extension struct {
+	name     string
+	server   *sampleextension.Server
+	url      string
+	ca       []byte
+	stop     func()
+	selector *metav1.LabelSelector
+	// revision is bumped into spec.settings to change the registration.
+	revision int
+}
+
+// fixture is the objects of one drill: namespaces, ExtensionConfigs each
+// served by its own sample extension, and ClusterClasses each calling the
+// DiscoverVariables handler of one config.
+type fixture struct {
+	namespaces []string
+	// labels are each namespace's current labels.
+	labels     map[string]map[string]string
+	extensions []*extension
+	// classes[i] references extensions[classConfig[i]].
+	classes     []types.NamespacedName
+	classConfig []int
+}
+
+// fixtureOptions size a fixture.
+type fixtureOptions struct {
+	prefix           string
+	clusterClasses   int
+	extensionConfigs int
+	namespaces       int
+	// selectorEvery puts a tier "a" namespaceSelector on every n-th config
+	// (0: none).
+	selectorEvery int
+	// handlerTimeout is the timeoutSeconds the extensions advertise.
+	handlerTimeout int32
+}
+
+// variablesV1 is what every extension answers until a drill changes it.
+var variablesV1 = []clusterv1.ClusterClassVariable{stringVariable("size")}
+
+// variablesV2 adds a variable, so a drill can tell a new answer from an old one.
+var variablesV2 = []clusterv1.ClusterClassVariable{stringVariable("size"), stringVariable("zone")}
+
+func stringVariable(name string) clusterv1.ClusterClassVariable {
+	return clusterv1.ClusterClassVariable{
+		Name:   name,
+		Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}},
+	}
+}
+
+func newFixture(o fixtureOptions) (*fixture, error) {
+	f := &fixture{labels: map[string]map[string]string{}}
+	for i := range o.namespaces {
+		name := fmt.Sprintf("%s-ns-%d", o.prefix, i)
+		tier := "a"
+		if i%2 == 1 {
+			tier = "b"
+		}
+		f.namespaces = append(f.namespaces, name)
+		f.labels[name] = map[string]string{tierLabel: tier}
+	}
+	handlers := sampleextension.DefaultHandlers()
+	for i := range handlers {
+		handlers[i].TimeoutSeconds = ptr.To(o.handlerTimeout)
+	}
+	for i := range o.extensionConfigs {
+		e := &extension{name: fmt.Sprintf("%s-ext-%d", o.prefix, i)}
+		if o.selectorEvery > 0 && i%o.selectorEvery == o.selectorEvery-1 {
+			e.selector = &metav1.LabelSelector{MatchLabels: map[string]string{tierLabel: "a"}}
+		}
+		e.server = sampleextension.New(sampleextension.Options{
+			Handlers:  append([]runtimehooksv1.ExtensionHandler(nil), handlers...),
+			Variables: map[string][]clusterv1.ClusterClassVariable{sampleextension.DiscoverVariablesHandler: variablesV1},
+			Seed:      uint64(i + 1),
+		})
+		if err := e.serve(); err != nil {
+			f.stop()
+			return nil, err
+		}
+		f.extensions = append(f.extensions, e)
+	}
+	for i := range o.clusterClasses {
+		f.classes = append(f.classes, types.NamespacedName{Namespace: f.namespaces[i%o.namespaces], Name: "cc-" + strconv.Itoa(i)})
+		f.classConfig = append(f.classConfig, i%o.extensionConfigs)
+	}
+	return f, nil
+}
+
+// serve (re)starts the extension's HTTPS server with a fresh certificate
+// and CA, as a certificate rotation does.
+func (e *extension) serve() error {
+	if e.stop != nil {
+		e.stop()
+	}
+	url, ca, stop, err := sampleextension.StartTLS(e.server)
+	if err != nil {
+		return fmt.Errorf("start extension %s: %w", e.name, err)
+	}
+	e.url, e.ca, e.stop = url, ca, stop
+	return nil
+}
+
+func (f *fixture) stop() {
+	for _, e := range f.extensions {
+		if e.stop != nil {
+			e.stop()
+		}
+	}
+}
+
+func (e *extension) object() *runtimev1.ExtensionConfig {
+	ext := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: e.name}}
+	e.fill(ext)
+	return ext
+}
+
+// fill writes what the drill controls into an ExtensionConfig's spec.
+func (e *extension) fill(ext *runtimev1.ExtensionConfig) {
+	ext.Spec.ClientConfig = runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+	ext.Spec.NamespaceSelector = e.selector.DeepCopy()
+	ext.Spec.Settings = map[string]string{"revision": strconv.Itoa(e.revision)}
+}
+
+func (f *fixture) clusterClass(i int, settings map[string]string) *clusterv1.ClusterClass {
+	name := f.extensions[f.classConfig[i]].name
+	return skeleton.ClusterClass(f.classes[i].Namespace, f.classes[i].Name, clusterv1.ClusterClassPatch{
+		Name: "patch-" + name,
+		External: &clusterv1.ExternalPatchDefinition{
+			GeneratePatchesExtension:   sampleextension.GeneratePatchesHandler + "." + name,
+			DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + name,
+			Settings:                   settings,
+		},
+	})
+}
+
+// defaultSettings are the patch settings every ClusterClass starts with:
+// all ClusterClasses of one config share one call.
+var defaultSettings = map[string]string{"flavour": "default"}
+
+// createConfigs writes the namespaces and ExtensionConfigs.
+func (f *fixture) createConfigs(ctx context.Context, c client.Client) error {
+	for _, name := range f.namespaces {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: maps.Clone(f.labels[name])}}
+		if err := c.Create(ctx, ns); err != nil {
+			return fmt.Errorf("create namespace %s: %w", name, err)
+		}
+	}
+	for _, e := range f.extensions {
+		if err := c.Create(ctx, e.object()); err != nil {
+			return fmt.Errorf("create ExtensionConfig %s: %w", e.name, err)
+		}
+	}
+	return nil
+}
+
+// createClasses writes the ClusterClasses with a few workers.
+func (f *fixture) createClasses(ctx context.Context, c client.Client) error {
+	work := make(chan int)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if err := c.Create(ctx, f.clusterClass(i, defaultSettings)); err != nil {
+					once.Do(func() { first = fmt.Errorf("create ClusterClass %s: %w", f.classes[i], err) })
+				}
+			}
+		}()
+	}
+	for i := range f.classes {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return first
+}
+
+// admitted reports whether ClusterClass i's config admits its namespace
+// with the labels the fixture last gave it.
+func (f *fixture) admitted(i int) bool {
+	ok, _ := extensionindex.Admits(f.extensions[f.classConfig[i]].selector, f.labels[f.classes[i].Namespace])
+	return ok
+}
+
+// updateConfig rewrites extension i's ExtensionConfig from the fixture. A
+// merge patch carries no resourceVersion, so the controller's status writes
+// never make it conflict.
+func (f *fixture) updateConfig(ctx context.Context, c client.Client, i int) error {
+	e := f.extensions[i]
+	ext := &runtimev1.ExtensionConfig{}
+	if err := c.Get(ctx, client.ObjectKey{Name: e.name}, ext); err != nil {
+		return fmt.Errorf("get ExtensionConfig %s: %w", e.name, err)
+	}
+	base := ext.DeepCopy()
+	e.fill(ext)
+	if err := c.Patch(ctx, ext, client.MergeFrom(base)); err != nil {
+		return fmt.Errorf("update ExtensionConfig %s: %w", e.name, err)
+	}
+	return nil
+}
+
+// setClassSettings gives ClusterClass i's patch new settings: a new
+// DiscoverVariables request, which no cached answer serves.
+func (f *fixture) setClassSettings(ctx context.Context, c client.Client, i int, settings map[string]string) error {
+	cc := &clusterv1.ClusterClass{}
+	if err := c.Get(ctx, f.classes[i], cc); err != nil {
+		return fmt.Errorf("get ClusterClass %s: %w", f.classes[i], err)
+	}
+	base := cc.DeepCopy()
+	cc.Spec.Patches[0].External.Settings = settings
+	if err := c.Patch(ctx, cc, client.MergeFrom(base)); err != nil {
+		return fmt.Errorf("update ClusterClass %s: %w", f.classes[i], err)
+	}
+	return nil
+}

@@ -1,0 +1,266 @@
+package drill
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+)
+
+// FlapOptions shape the flapping-extension drill.
+type FlapOptions struct {
+	// ClusterClasses share ExtensionConfigs round robin.
+	ClusterClasses   int `json:"clusterClasses"`
+	ExtensionConfigs int `json:"extensionConfigs"`
+	// Duration is how long the extensions flap.
+	Duration time.Duration `json:"duration"`
+	// Phase is how long each fault profile lasts before the next one.
+	Phase time.Duration `json:"phase"`
+	// ChangeEvery bumps one ExtensionConfig's settings, so registrations
+	// change (and extensions are called) while they flap.
+	ChangeEvery time.Duration `json:"changeEvery"`
+	// Window is the sampling period the rates are measured over.
+	Window time.Duration `json:"window"`
+	// Timeout bounds set-up and healing.
+	Timeout time.Duration `json:"timeout"`
+}
+
+// DefaultFlapOptions: 100 ClusterClasses on 4 extensions flapping for 4
+// minutes.
+func DefaultFlapOptions() FlapOptions {
+	return FlapOptions{ClusterClasses: 100, ExtensionConfigs: 4, Duration: 4 * time.Minute, Phase: 15 * time.Second,
+		ChangeEvery: 10 * time.Second, Window: 10 * time.Second, Timeout: 3 * time.Minute}
+}
+
+// faultPhase is one fault profile of the flap.
+type faultPhase struct {
+	name   string
+	faults sampleextension.Faults
+}
+
+// flapPhases cycle through every misbehaviour the sample extension knows,
+// with healthy spells between, as a flapping extension does. Handlers
+// advertise a 2 s timeout, so "slow" answers within it and "hang" does not.
+var flapPhases = []faultPhase{
+	{"mixed", sampleextension.Faults{ErrorRate: 0.3, TimeoutRate: 0.1, DropRate: 0.1, Delay: 100 * time.Millisecond}},
+	{"healthy", sampleextension.Faults{}},
+	{"http-500", sampleextension.Faults{ErrorRate: 1}},
+	{"slow", sampleextension.Faults{Delay: 1500 * time.Millisecond}},
+	{"hang", sampleextension.Faults{TimeoutRate: 1}},
+	{"healthy", sampleextension.Faults{}},
+	{"drop", sampleextension.Faults{DropRate: 1}},
+	{"failure", sampleextension.Faults{FailureRate: 0.5, ErrorRate: 0.2}},
+}
+
+// Window is what one sampling period cost.
+type Window struct {
+	// At is the end of the window since the flap began.
+	At time.Duration `json:"at"`
+	// Phase names the fault profiles the window spans.
+	Phase string `json:"phase"`
+	// Reconciles and ReconcileErrors are ClusterClass reconciles.
+	Reconciles      int64 `json:"reconciles"`
+	ReconcileErrors int64 `json:"reconcileErrors"`
+	// Enqueued are event-driven enqueues.
+	Enqueued int64 `json:"enqueued"`
+	// DiscoverVariablesCalls and DiscoveryCalls reached the extensions, as
+	// the extensions counted them.
+	DiscoverVariablesCalls int64 `json:"discoverVariablesCalls"`
+	DiscoveryCalls         int64 `json:"discoveryCalls"`
+	// Seconds is the window's length.
+	Seconds float64 `json:"seconds"`
+}
+
+// FlapReport is what the flap drill measured.
+type FlapReport struct {
+	Options FlapOptions `json:"options"`
+	Windows []Window    `json:"windows"`
+	// Totals over the flap.
+	Reconciles             int64 `json:"reconciles"`
+	ReconcileErrors        int64 `json:"reconcileErrors"`
+	Enqueued               int64 `json:"enqueued"`
+	DiscoverVariablesCalls int64 `json:"discoverVariablesCalls"`
+	DiscoveryCalls         int64 `json:"discoveryCalls"`
+	// ReconcileBound is the most reconciles the work queue's rate limiter
+	// allows for the flap: every event-driven enqueue, plus retries at the
+	// overall 10/s with a burst of 100 (controller-runtime's default
+	// limiter; per-item exponential backoff only lowers it).
+	ReconcileBound int64 `json:"reconcileBound"`
+	// Changes is how many changes the drill made: ExtensionConfig settings
+	// and ClusterClass patch settings, in turn.
+	Changes int `json:"changes"`
+	// Observed is how many ClusterClass states the guard checked; Losses
+	// are those that dropped good variables.
+	Observed int64  `json:"observed"`
+	Losses   []Loss `json:"losses"`
+	// Healed is how long all ClusterClasses took to publish the extensions'
+	// new answer once the faults stopped.
+	Healed time.Duration `json:"healed"`
+	// ControllerPID stayed the same process throughout.
+	ControllerPID int `json:"controllerPID"`
+}
+
+// Flap runs the flapping-extension drill: ClusterClasses converge on
+// healthy extensions, the extensions then cycle through fault profiles while
+// their registrations keep changing, and finally heal with a new answer.
+func Flap(ctx context.Context, env Env, o FlapOptions) (*FlapReport, error) {
+	args := []string{
+		"--rediscovery-interval", "15s",
+		"--discovery-timeout", "2s",
+	}
+	h, err := setUp(ctx, env, "flap", fixtureOptions{
+		clusterClasses: o.ClusterClasses, extensionConfigs: o.ExtensionConfigs, namespaces: 4, handlerTimeout: 2,
+	}, args, variablesV1, variablesV2)
+	if err != nil {
+		return nil, err
+	}
+	defer h.tearDown(context.WithoutCancel(ctx))
+	if err := h.fixture.createClasses(ctx, h.client); err != nil {
+		return nil, err
+	}
+	took, err := h.guard.waitConverged(ctx, o.Timeout, h.expectEverywhere(variablesV1))
+	if err != nil {
+		return nil, fmt.Errorf("before the flap: %w", err)
+	}
+	env.progress("flap: %d ClusterClasses converged in %s; flapping for %s", o.ClusterClasses, took.Round(time.Millisecond), o.Duration)
+
+	report := &FlapReport{Options: o, ControllerPID: h.controller.PID()}
+	before, err := h.sample(ctx)
+	if err != nil {
+		return nil, err
+	}
+	serverBefore := h.fixture.serverCalls()
+	flapStart := time.Now()
+	previous, previousServer := before, serverBefore
+	nextPhase, nextChange, nextWindow := flapStart, flapStart.Add(o.ChangeEvery), flapStart.Add(o.Window)
+	phase := -1
+	// phasesSeen names the fault profiles a window spans.
+	var phasesSeen []string
+	for now := time.Now(); now.Sub(flapStart) < o.Duration; now = time.Now() {
+		if !now.Before(nextPhase) {
+			phase = (phase + 1) % len(flapPhases)
+			h.fixture.setFaults(flapPhases[phase].faults)
+			phasesSeen = append(phasesSeen, flapPhases[phase].name)
+			nextPhase = nextPhase.Add(o.Phase)
+		}
+		if !now.Before(nextChange) {
+			if err := h.flapChange(ctx, report.Changes); err != nil {
+				return nil, err
+			}
+			report.Changes++
+			nextChange = nextChange.Add(o.ChangeEvery)
+		}
+		if !now.Before(nextWindow) {
+			s, err := h.sample(ctx)
+			if err != nil {
+				return report, fmt.Errorf("during the flap: %w", err)
+			}
+			server := h.fixture.serverCalls()
+			w := windowBetween(previous, s, previousServer, server)
+			w.At, w.Phase = now.Sub(flapStart), strings.Join(phasesSeen, "+")
+			report.Windows = append(report.Windows, w)
+			phasesSeen = []string{flapPhases[phase].name}
+			previous, previousServer = s, server
+			nextWindow = nextWindow.Add(o.Window)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	end, err := h.sample(ctx)
+	if err != nil {
+		return report, fmt.Errorf("after the flap: %w", err)
+	}
+	total := windowBetween(before, end, serverBefore, h.fixture.serverCalls())
+	report.Reconciles, report.ReconcileErrors, report.Enqueued = total.Reconciles, total.ReconcileErrors, total.Enqueued
+	report.DiscoverVariablesCalls, report.DiscoveryCalls = total.DiscoverVariablesCalls, total.DiscoveryCalls
+	report.ReconcileBound = total.Enqueued + 100 + int64(10*time.Since(flapStart).Seconds())
+
+	// Heal with a new answer, announced by a registration change, so that
+	// convergence shows every ClusterClass called the healed extension.
+	for i, e := range h.fixture.extensions {
+		e.server.ResetFaults()
+		e.server.SetVariables(sampleextension.DiscoverVariablesHandler, variablesV2)
+		e.revision++
+		if err := h.fixture.updateConfig(ctx, h.client, i); err != nil {
+			return report, err
+		}
+	}
+	if report.Healed, err = h.guard.waitConverged(ctx, o.Timeout, h.expectEverywhere(variablesV2)); err != nil {
+		return report, fmt.Errorf("after healing: %w", err)
+	}
+	report.Observed, report.Losses = h.guard.Observed(), h.guard.Losses()
+	if err := h.exitError(); err != nil {
+		return report, err
+	}
+	env.progress("flap: healed in %s", report.Healed.Round(time.Millisecond))
+	return report, nil
+}
+
+// flapChange makes the n-th change of the flap, alternating between the two
+// things that make the controller call extensions: an ExtensionConfig
+// change (Discovery, then DiscoverVariables if the registration changed)
+// and new patch settings on one config's ClusterClasses (DiscoverVariables).
+func (h *harness) flapChange(ctx context.Context, n int) error {
+	f := h.fixture
+	e := (n / 2) % len(f.extensions)
+	if n%2 == 0 {
+		f.extensions[e].revision++
+		return f.updateConfig(ctx, h.client, e)
+	}
+	settings := map[string]string{"flavour": "flap-" + strconv.Itoa(n)}
+	for i, config := range f.classConfig {
+		if config != e {
+			continue
+		}
+		if err := f.setClassSettings(ctx, h.client, i, settings); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// windowBetween is what happened between two samples and two server counts.
+func windowBetween(from, to Sample, serverFrom, serverTo serverCounts) Window {
+	return Window{
+		Reconciles:             to.Reconciles - from.Reconciles,
+		ReconcileErrors:        to.ReconcileErrors - from.ReconcileErrors,
+		Enqueued:               to.Enqueued - from.Enqueued,
+		DiscoverVariablesCalls: serverTo.discoverVariables - serverFrom.discoverVariables,
+		DiscoveryCalls:         serverTo.discovery - serverFrom.discovery,
+		Seconds:                (to.At - from.At).Seconds(),
+	}
+}
+
+// serverCounts are the calls the extensions themselves counted.
+type serverCounts struct{ discoverVariables, discovery int64 }
+
+func (f *fixture) serverCalls() serverCounts {
+	var c serverCounts
+	for _, e := range f.extensions {
+		calls := e.server.Calls()
+		c.discoverVariables += calls["DiscoverVariables/"+sampleextension.DiscoverVariablesHandler]
+		c.discovery += calls["Discovery"]
+	}
+	return c
+}
+
+// setFaults gives every extension the same faults on every call.
+func (f *fixture) setFaults(faults sampleextension.Faults) {
+	for _, e := range f.extensions {
+		e.server.SetFaults("", faults)
+	}
+}
+
+// rate formats n per second over seconds.
+func rate(n int64, seconds float64) string {
+	if seconds <= 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(float64(n)/seconds, 'f', 1, 64) + "/s"
+}

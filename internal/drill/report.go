@@ -1,0 +1,98 @@
+package drill
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteFlap prints the flap drill's windows and totals.
+func WriteFlap(w io.Writer, r *FlapReport) error {
+	o := r.Options
+	fmt.Fprintf(w, "\nflap: %d ClusterClasses on %d extensions, %s of faults in %s phases, a registration change every %s\n",
+		o.ClusterClasses, o.ExtensionConfigs, o.Duration, o.Phase, o.ChangeEvery)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "at\tphase\treconciles\terrors\tenqueued\tDiscoverVariables calls\tDiscovery calls\treconciles/s\tcalls/s\t")
+	for _, win := range r.Windows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", win.At.Round(time.Second), win.Phase, win.Reconciles, win.ReconcileErrors,
+			win.Enqueued, win.DiscoverVariablesCalls, win.DiscoveryCalls, rate(win.Reconciles, win.Seconds), rate(win.DiscoverVariablesCalls, win.Seconds))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	peakReconciles, peakCalls := 0.0, 0.0
+	for _, win := range r.Windows {
+		if win.Seconds > 0 {
+			peakReconciles = max(peakReconciles, float64(win.Reconciles)/win.Seconds)
+			peakCalls = max(peakCalls, float64(win.DiscoverVariablesCalls)/win.Seconds)
+		}
+	}
+	seconds := o.Duration.Seconds()
+	fmt.Fprintf(w, "total: %d reconciles (%d errors; rate limiter bound %d), %d event enqueues, %d DiscoverVariables and %d Discovery calls over %d changes\n",
+		r.Reconciles, r.ReconcileErrors, r.ReconcileBound, r.Enqueued, r.DiscoverVariablesCalls, r.DiscoveryCalls, r.Changes)
+	fmt.Fprintf(w, "rates: reconciles %s mean, %.1f/s peak; DiscoverVariables calls %s mean, %.1f/s peak\n",
+		rate(r.Reconciles, seconds), peakReconciles, rate(r.DiscoverVariablesCalls, seconds), peakCalls)
+	fmt.Fprintf(w, "status: %d states checked, %d lost good variables%s; healed (all on the new answer) in %s; controller pid %d throughout\n",
+		r.Observed, len(r.Losses), losses(r.Losses), r.Healed.Round(time.Millisecond), r.ControllerPID)
+	return nil
+}
+
+// WriteRestart prints the restart drill's figures.
+func WriteRestart(w io.Writer, r *RestartReport) error {
+	o := r.Options
+	fmt.Fprintf(w, "\nrestart: %d ClusterClasses on %d extensions, kube-apiserver down for %s\n", o.ClusterClasses, o.ExtensionConfigs, o.Outage)
+	fmt.Fprintf(w, "converged when stopped: %d of %d\n", r.ConvergedAtStop, o.ClusterClasses)
+	fmt.Fprintf(w, "during the outage: %d reconciles, %d failed; controller pid %d alive at %d checks\n",
+		r.ReconcilesDuringOutage, r.ReconcileErrorsDuringOutage, r.ControllerPID, r.AliveChecks)
+	fmt.Fprintf(w, "after: all %d converged %s after kube-apiserver was ready; %d states checked, %d lost good variables%s\n",
+		o.ClusterClasses, r.Recovered.Round(time.Millisecond), r.Observed, len(r.Losses), losses(r.Losses))
+	return nil
+}
+
+// WriteSoak prints the soak's samples and trends.
+func WriteSoak(w io.Writer, r *SoakReport) error {
+	o := r.Options
+	fmt.Fprintf(w, "\nsoak: %d ClusterClasses, %d ExtensionConfigs, %d namespaces for %s, a change every %s (set-up %s)\n",
+		o.ClusterClasses, o.ExtensionConfigs, o.Namespaces, o.Duration, o.ChangeEvery, r.Setup.Round(time.Second))
+	var kinds []string
+	for _, kind := range soakChanges {
+		kinds = append(kinds, fmt.Sprintf("%s %d", kind, r.Changes[kind]))
+	}
+	fmt.Fprintf(w, "changes: %s\n", strings.Join(kinds, ", "))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "at\tRSS MiB\theap MiB\tgoroutines\tcache entries\thandlers\treconciles\tDiscoverVariables calls\t")
+	for _, s := range r.Samples {
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%d\t\n", s.At.Round(time.Second), mib(s.RSSBytes), mib(s.HeapBytes), s.Goroutines,
+			s.CacheEntries, s.RegisteredHandlers, s.Reconciles, s.DiscoverVariablesCalls)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "RSS %.1f..%.1f MiB (%+.1f%% last third vs first), heap %.1f..%.1f MiB (%+.1f%%), goroutines %d..%d (%+.1f%%)\n",
+		mib(r.RSS.Min), mib(r.RSS.Max), 100*r.RSS.Growth, mib(r.Heap.Min), mib(r.Heap.Max), 100*r.Heap.Growth,
+		r.Goroutines.Min, r.Goroutines.Max, 100*r.Goroutines.Growth)
+	fmt.Fprintf(w, "call cache: at most %d entries (bound %d); empty %s after every ExtensionConfig was deleted\n",
+		r.CacheEntriesMax, o.CacheMaxEntries, r.CacheEmptied.Round(time.Millisecond))
+	fmt.Fprintf(w, "soak cost %d reconciles and %d DiscoverVariables calls; settled %s after the last change; %d states checked, %d lost good variables%s\n",
+		r.Reconciles, r.Calls, r.Converged.Round(time.Millisecond), r.Observed, len(r.Losses), losses(r.Losses))
+	return nil
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func losses(l []Loss) string {
+	if len(l) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, loss := range l {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(l)-3))
+			break
+		}
+		parts = append(parts, loss.String())
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}

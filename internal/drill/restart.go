@@ -1,0 +1,139 @@
+package drill
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+)
+
+// APIServer is the control plane part the restart drill kills and starts;
+// *localcluster.Cluster implements it.
+type APIServer interface {
+	KillAPIServer() error
+	StartAPIServer(ctx context.Context) error
+}
+
+// RestartOptions shape the kube-apiserver restart drill.
+type RestartOptions struct {
+	ClusterClasses   int `json:"clusterClasses"`
+	ExtensionConfigs int `json:"extensionConfigs"`
+	// StopAt is the share of ClusterClasses that have converged when
+	// kube-apiserver is stopped: the rest are mid-reconcile.
+	StopAt float64 `json:"stopAt"`
+	// Outage is how long kube-apiserver stays down.
+	Outage time.Duration `json:"outage"`
+	// Timeout bounds set-up and recovery.
+	Timeout time.Duration `json:"timeout"`
+}
+
+// DefaultRestartOptions: 500 ClusterClasses, kube-apiserver down for 30 s
+// when a fifth of them have converged.
+func DefaultRestartOptions() RestartOptions {
+	return RestartOptions{ClusterClasses: 500, ExtensionConfigs: 10, StopAt: 0.2, Outage: 30 * time.Second, Timeout: 5 * time.Minute}
+}
+
+// RestartReport is what the restart drill measured.
+type RestartReport struct {
+	Options RestartOptions `json:"options"`
+	// ConvergedAtStop is how many ClusterClasses had converged when
+	// kube-apiserver stopped.
+	ConvergedAtStop int `json:"convergedAtStop"`
+	// ReconcilesDuringOutage and ReconcileErrorsDuringOutage are what the
+	// controller attempted while kube-apiserver was down.
+	ReconcilesDuringOutage      int64 `json:"reconcilesDuringOutage"`
+	ReconcileErrorsDuringOutage int64 `json:"reconcileErrorsDuringOutage"`
+	// Recovered is how long after kube-apiserver was ready again every
+	// ClusterClass had converged.
+	Recovered time.Duration `json:"recovered"`
+	// ControllerPID is the one process that ran throughout; AliveChecks is
+	// how often the drill checked it was running during the outage.
+	ControllerPID int    `json:"controllerPID"`
+	AliveChecks   int    `json:"aliveChecks"`
+	Observed      int64  `json:"observed"`
+	Losses        []Loss `json:"losses"`
+}
+
+// Restart runs the apiserver restart drill: the controller reconciles
+// ClusterClasses, kube-apiserver stops mid-way and comes back, and every
+// ClusterClass must converge without the controller restarting and without
+// any status lost.
+func Restart(ctx context.Context, env Env, apiserver APIServer, o RestartOptions) (*RestartReport, error) {
+	h, err := setUp(ctx, env, "restart", fixtureOptions{
+		clusterClasses: o.ClusterClasses, extensionConfigs: o.ExtensionConfigs, namespaces: 10, handlerTimeout: 10,
+	}, nil, variablesV1)
+	if err != nil {
+		return nil, err
+	}
+	defer h.tearDown(context.WithoutCancel(ctx))
+	// Slow answers stretch the reconciles so the outage lands among them.
+	h.fixture.setFaults(sampleextension.Faults{Delay: 50 * time.Millisecond})
+	report := &RestartReport{Options: o, ControllerPID: h.controller.PID()}
+	if err := h.fixture.createClasses(ctx, h.client); err != nil {
+		return nil, err
+	}
+	want := h.expectEverywhere(variablesV1)
+	stopAt := int(float64(o.ClusterClasses) * o.StopAt)
+	deadline := time.Now().Add(o.Timeout)
+	for {
+		converged, _, err := h.guard.convergence(ctx, want)
+		if err != nil {
+			return nil, err
+		}
+		if converged >= stopAt {
+			report.ConvergedAtStop = converged
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("only %d of %d ClusterClasses converged before the outage", converged, o.ClusterClasses)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	before, err := h.sample(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Killed, not stopped gracefully: a crash is the harder case (no
+	// request is finished for the controller), and a graceful stop waits
+	// up to a minute for open watches, which would blur the outage.
+	if err := apiserver.KillAPIServer(); err != nil {
+		return nil, fmt.Errorf("kill kube-apiserver: %w", err)
+	}
+	env.progress("restart: kube-apiserver killed with %d of %d ClusterClasses converged", report.ConvergedAtStop, o.ClusterClasses)
+	outageEnd := time.Now().Add(o.Outage)
+	for time.Now().Before(outageEnd) {
+		if err := h.exitError(); err != nil {
+			return report, fmt.Errorf("during the outage: %w", err)
+		}
+		report.AliveChecks++
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	during, err := h.sample(ctx)
+	if err != nil {
+		return report, fmt.Errorf("end of the outage: %w", err)
+	}
+	report.ReconcilesDuringOutage = during.Reconciles - before.Reconciles
+	report.ReconcileErrorsDuringOutage = during.ReconcileErrors - before.ReconcileErrors
+	if err := apiserver.StartAPIServer(ctx); err != nil {
+		return report, fmt.Errorf("start kube-apiserver again: %w", err)
+	}
+	env.progress("restart: kube-apiserver back after %s", o.Outage)
+	if report.Recovered, err = h.guard.waitConverged(ctx, o.Timeout, want); err != nil {
+		return report, fmt.Errorf("after the restart: %w", err)
+	}
+	if err := h.exitError(); err != nil {
+		return report, err
+	}
+	report.Observed, report.Losses = h.guard.Observed(), h.guard.Losses()
+	env.progress("restart: all converged %s after kube-apiserver was back", report.Recovered.Round(time.Millisecond))
+	return report, nil
+}

@@ -1,0 +1,283 @@
+package drill
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// SoakOptions shape the soak.
+type SoakOptions struct {
+	ClusterClasses   int `json:"clusterClasses"`
+	ExtensionConfigs int `json:"extensionConfigs"`
+	Namespaces       int `json:"namespaces"`
+	// Duration is how long changes keep coming.
+	Duration time.Duration `json:"duration"`
+	// ChangeEvery is the pause between two changes.
+	ChangeEvery time.Duration `json:"changeEvery"`
+	// SampleEvery is the pause between two readings of the controller.
+	SampleEvery time.Duration `json:"sampleEvery"`
+	// CacheMaxEntries bounds the controller's DiscoverVariables cache; it
+	// is set below what the changes would fill, so the bound is exercised.
+	CacheMaxEntries int `json:"cacheMaxEntries"`
+	// Timeout bounds set-up and the final convergence.
+	Timeout time.Duration `json:"timeout"`
+}
+
+// DefaultSoakOptions: 10,000 ClusterClasses and 100 ExtensionConfigs for
+// 10 minutes, a change every 2 seconds.
+func DefaultSoakOptions() SoakOptions {
+	return SoakOptions{ClusterClasses: 10000, ExtensionConfigs: 100, Namespaces: 50, Duration: 10 * time.Minute,
+		ChangeEvery: 2 * time.Second, SampleEvery: 15 * time.Second, CacheMaxEntries: 150, Timeout: 5 * time.Minute}
+}
+
+// soakChanges are the periodic changes, taken in turn.
+var soakChanges = []string{"registration", "clusterclass-settings", "namespace-labels", "certificate-rotation", "config-delete-or-recreate"}
+
+// Trend summarises one quantity over the soak's samples after warm-up.
+type Trend struct {
+	Min   int64 `json:"min"`
+	Max   int64 `json:"max"`
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
+	// Growth is the mean of the last third of samples over the mean of the
+	// first third, minus one: 0.05 is 5% growth.
+	Growth float64 `json:"growth"`
+}
+
+func trendOf(samples []Sample, value func(Sample) int64) Trend {
+	if len(samples) == 0 {
+		return Trend{}
+	}
+	t := Trend{Min: value(samples[0]), Max: value(samples[0]), First: value(samples[0]), Last: value(samples[len(samples)-1])}
+	for _, s := range samples {
+		t.Min, t.Max = min(t.Min, value(s)), max(t.Max, value(s))
+	}
+	third := max(len(samples)/3, 1)
+	mean := func(part []Sample) float64 {
+		total := 0.0
+		for _, s := range part {
+			total += float64(value(s))
+		}
+		return total / float64(len(part))
+	}
+	if first := mean(samples[:third]); first > 0 {
+		t.Growth = mean(samples[len(samples)-third:])/first - 1
+	}
+	return t
+}
+
+// SoakReport is what the soak measured.
+type SoakReport struct {
+	Options SoakOptions `json:"options"`
+	// Setup is how long creating and converging every ClusterClass took.
+	Setup time.Duration `json:"setup"`
+	// Changes counts the changes made, by kind.
+	Changes map[string]int `json:"changes"`
+	// Samples are every reading; the trends cover those after warm-up
+	// (the first sample of the soak).
+	Samples    []Sample `json:"samples"`
+	RSS        Trend    `json:"rss"`
+	Heap       Trend    `json:"heap"`
+	Goroutines Trend    `json:"goroutines"`
+	// CacheEntriesMax is the largest call cache size sampled.
+	CacheEntriesMax int64 `json:"cacheEntriesMax"`
+	// Converged is how long the last change took to settle.
+	Converged time.Duration `json:"converged"`
+	// CacheEmptied is how long after every ExtensionConfig was deleted the
+	// cache and the registry were empty.
+	CacheEmptied time.Duration `json:"cacheEmptied"`
+	Reconciles   int64         `json:"reconciles"`
+	Calls        int64         `json:"calls"`
+	Observed     int64         `json:"observed"`
+	Losses       []Loss        `json:"losses"`
+}
+
+// Soak runs the soak: many ClusterClasses and ExtensionConfigs, periodic
+// changes of every kind the controller reacts to, the controller's memory,
+// goroutines and call cache sampled throughout.
+func Soak(ctx context.Context, env Env, o SoakOptions) (*SoakReport, error) {
+	args := []string{"--rediscovery-interval", "1m"}
+	if o.CacheMaxEntries > 0 {
+		args = append(args, "--variables-cache-max-entries", strconv.Itoa(o.CacheMaxEntries))
+	}
+	h, err := setUp(ctx, env, "soak", fixtureOptions{
+		clusterClasses: o.ClusterClasses, extensionConfigs: o.ExtensionConfigs, namespaces: o.Namespaces,
+		selectorEvery: 5, handlerTimeout: 10,
+	}, args, variablesV1)
+	if err != nil {
+		return nil, err
+	}
+	defer h.tearDown(context.WithoutCancel(ctx))
+	report := &SoakReport{Options: o, Changes: map[string]int{}}
+	if err := h.fixture.createClasses(ctx, h.client); err != nil {
+		return nil, err
+	}
+	want := h.expectEverywhere(variablesV1)
+	took, err := h.guard.waitConverged(ctx, o.Timeout, want)
+	if err != nil {
+		return nil, fmt.Errorf("set-up: %w", err)
+	}
+	report.Setup = time.Since(h.started)
+	env.progress("soak: %d ClusterClasses converged (%s after creation began); soaking for %s", o.ClusterClasses, took.Round(time.Second), o.Duration)
+
+	first, err := h.sample(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stopSampling := h.sampleEvery(ctx, o.SampleEvery)
+	s := &soakState{h: h, deleted: -1}
+	soakEnd := time.Now().Add(o.Duration)
+	ticker := time.NewTicker(o.ChangeEvery)
+	for time.Now().Before(soakEnd) {
+		select {
+		case <-ctx.Done():
+			stopSampling()
+			return nil, ctx.Err()
+		case <-ticker.C:
+		}
+		kind := soakChanges[s.step%len(soakChanges)]
+		if err := s.change(ctx, kind); err != nil {
+			stopSampling()
+			return report, fmt.Errorf("soak change %d (%s): %w", s.step, kind, err)
+		}
+		report.Changes[kind]++
+		s.step++
+		if err := h.exitError(); err != nil {
+			stopSampling()
+			return report, err
+		}
+	}
+	ticker.Stop()
+	stopSampling()
+	if s.deleted >= 0 {
+		if err := s.recreate(ctx); err != nil {
+			return report, err
+		}
+	}
+	if report.Converged, err = h.guard.waitConverged(ctx, o.Timeout, want); err != nil {
+		return report, fmt.Errorf("after the soak: %w", err)
+	}
+	last, err := h.sample(ctx)
+	if err != nil {
+		return report, err
+	}
+	report.Reconciles, report.Calls = last.Reconciles-first.Reconciles, last.DiscoverVariablesCalls-first.DiscoverVariablesCalls
+
+	// Every handler gone: nothing may stay cached or registered.
+	deleted := time.Now()
+	for _, e := range h.fixture.extensions {
+		if err := client.IgnoreNotFound(h.client.Delete(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: e.name}})); err != nil {
+			return report, err
+		}
+	}
+	if err := h.poll(ctx, o.Timeout, "empty cache and registry", func(s Sample) bool {
+		return s.CacheEntries == 0 && s.RegisteredHandlers == 0
+	}); err != nil {
+		return report, err
+	}
+	report.CacheEmptied = time.Since(deleted)
+
+	samples := h.allSamples()
+	var soaked []Sample
+	for _, sm := range samples {
+		if sm.At >= first.At {
+			soaked = append(soaked, sm)
+		}
+		report.CacheEntriesMax = max(report.CacheEntriesMax, sm.CacheEntries)
+	}
+	report.Samples = soaked
+	report.RSS = trendOf(soaked, func(s Sample) int64 { return s.RSSBytes })
+	report.Heap = trendOf(soaked, func(s Sample) int64 { return s.HeapBytes })
+	report.Goroutines = trendOf(soaked, func(s Sample) int64 { return int64(s.Goroutines) })
+	report.Observed, report.Losses = h.guard.Observed(), h.guard.Losses()
+	env.progress("soak: done; RSS %d..%d MiB, goroutines %d..%d, cache at most %d entries",
+		report.RSS.Min>>20, report.RSS.Max>>20, report.Goroutines.Min, report.Goroutines.Max, report.CacheEntriesMax)
+	return report, nil
+}
+
+// soakState is where the soak's round robin of changes stands.
+type soakState struct {
+	h    *harness
+	step int
+	// deleted is the ExtensionConfig currently deleted, or -1.
+	deleted int
+}
+
+func (s *soakState) change(ctx context.Context, kind string) error {
+	f, c := s.h.fixture, s.h.client
+	// Each kind walks its own targets, spread by step.
+	n := s.step / len(soakChanges)
+	switch kind {
+	case "registration":
+		i := s.live(n)
+		f.extensions[i].revision++
+		return f.updateConfig(ctx, c, i)
+	case "clusterclass-settings":
+		// A settings value never used before: a new call and cache key.
+		return f.setClassSettings(ctx, c, (n*7919)%len(f.classes), map[string]string{"flavour": "soak-" + strconv.Itoa(n)})
+	case "namespace-labels":
+		name := f.namespaces[n%len(f.namespaces)]
+		labels := maps.Clone(f.labels[name])
+		if labels[tierLabel] == "a" {
+			labels[tierLabel] = "b"
+		} else {
+			labels[tierLabel] = "a"
+		}
+		f.labels[name] = labels
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+tierLabel+`":"`+labels[tierLabel]+`"}}}`))
+		return c.Patch(ctx, ns, patch)
+	case "certificate-rotation":
+		i := s.live(n + 1)
+		if err := f.extensions[i].serve(); err != nil {
+			return err
+		}
+		return f.updateConfig(ctx, c, i)
+	case "config-delete-or-recreate":
+		if s.deleted >= 0 {
+			return s.recreate(ctx)
+		}
+		s.deleted = (n * 3) % len(f.extensions)
+		return c.Delete(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: f.extensions[s.deleted].name}})
+	}
+	return fmt.Errorf("unknown change %q", kind)
+}
+
+// live picks the n-th ExtensionConfig, skipping the deleted one.
+func (s *soakState) live(n int) int {
+	i := n % len(s.h.fixture.extensions)
+	if i == s.deleted {
+		i = (i + 1) % len(s.h.fixture.extensions)
+	}
+	return i
+}
+
+func (s *soakState) recreate(ctx context.Context) error {
+	e := s.h.fixture.extensions[s.deleted]
+	s.deleted = -1
+	// The deletion may still be in flight on the apiserver.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := s.h.client.Create(ctx, e.object())
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("recreate ExtensionConfig %s: %w", e.name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

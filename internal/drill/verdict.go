@@ -1,0 +1,67 @@
+package drill
+
+import "fmt"
+
+// Problems lists what the flap drill's figures say went wrong: nothing,
+// when the controller backed off, kept every good status and called each
+// extension at most once per reconcile.
+func (r *FlapReport) Problems() []string {
+	var p []string
+	p = append(p, lossProblems(r.Losses)...)
+	if r.Observed < int64(r.Options.ClusterClasses) {
+		p = append(p, fmt.Sprintf("the guard checked %d states, fewer than there are ClusterClasses", r.Observed))
+	}
+	if r.ReconcileErrors == 0 || r.DiscoverVariablesCalls == 0 {
+		p = append(p, fmt.Sprintf("the flap caused %d failed reconciles and %d calls: the faults never reached the controller", r.ReconcileErrors, r.DiscoverVariablesCalls))
+	}
+	if r.Reconciles > r.ReconcileBound {
+		p = append(p, fmt.Sprintf("%d reconciles, more than the rate limiter's bound %d: retries are not backed off", r.Reconciles, r.ReconcileBound))
+	}
+	if r.DiscoverVariablesCalls > r.Reconciles {
+		p = append(p, fmt.Sprintf("%d DiscoverVariables calls for %d reconciles of ClusterClasses with one patch each", r.DiscoverVariablesCalls, r.Reconciles))
+	}
+	return p
+}
+
+// Problems lists what the restart drill's figures say went wrong.
+func (r *RestartReport) Problems() []string {
+	p := lossProblems(r.Losses)
+	if r.ConvergedAtStop >= r.Options.ClusterClasses {
+		p = append(p, "every ClusterClass had converged before the outage: it interrupted no reconcile")
+	}
+	if r.AliveChecks == 0 {
+		p = append(p, "the controller was never checked during the outage")
+	}
+	return p
+}
+
+// maxSoakGrowth is how much the mean of the last third of soak samples may
+// exceed the first third's before memory or goroutines count as growing.
+const maxSoakGrowth = 0.2
+
+// Problems lists what the soak's figures say went wrong.
+func (r *SoakReport) Problems() []string {
+	p := lossProblems(r.Losses)
+	for _, kind := range soakChanges {
+		if r.Changes[kind] == 0 {
+			p = append(p, fmt.Sprintf("the soak made no %s change", kind))
+		}
+	}
+	if bound := int64(r.Options.CacheMaxEntries); bound > 0 && r.CacheEntriesMax > bound {
+		p = append(p, fmt.Sprintf("the call cache held %d entries, over its bound %d", r.CacheEntriesMax, bound))
+	}
+	if r.Goroutines.Growth > maxSoakGrowth {
+		p = append(p, fmt.Sprintf("goroutines grew %.0f%% over the soak (%d to %d)", 100*r.Goroutines.Growth, r.Goroutines.First, r.Goroutines.Last))
+	}
+	if r.RSS.Growth > maxSoakGrowth {
+		p = append(p, fmt.Sprintf("RSS grew %.0f%% over the soak (%.1f to %.1f MiB)", 100*r.RSS.Growth, mib(r.RSS.First), mib(r.RSS.Last)))
+	}
+	return p
+}
+
+func lossProblems(l []Loss) []string {
+	if len(l) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d ClusterClasses lost good variables%s", len(l), losses(l))}
+}
