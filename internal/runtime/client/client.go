@@ -35,6 +35,12 @@ const (
 	DefaultMaxResponseBytes = 4 << 20
 	// defaultServicePort is the port of a service reference without one.
 	defaultServicePort = 443
+	// idleConnTimeout closes a pooled connection nobody reused for that long.
+	idleConnTimeout = 90 * time.Second
+	// transportTTL drops the transport of a CA bundle no call used for that
+	// long. By then its idle connections have timed out, so nothing worth
+	// keeping goes; without it, every CA ever rotated out would keep one.
+	transportTTL = 2 * idleConnTimeout
 )
 
 // Options configure a Client.
@@ -50,7 +56,7 @@ type Options struct {
 }
 
 // Client calls Runtime Extension hooks. It is safe for concurrent use and
-// keeps one connection pool per distinct CA bundle.
+// keeps one connection pool per distinct CA bundle in use.
 type Client struct {
 	catalog          *catalog.Catalog
 	clientCert       *tls.Certificate
@@ -58,7 +64,15 @@ type Client struct {
 	discoveryTimeout time.Duration
 
 	mu         sync.Mutex
-	transports map[[sha256.Size]byte]*http.Transport
+	transports map[[sha256.Size]byte]*pooledTransport
+	now        func() time.Time
+}
+
+// pooledTransport is the transport of one CA bundle and when a call last
+// took it.
+type pooledTransport struct {
+	*http.Transport
+	lastUsed time.Time
 }
 
 // New returns a Client. It fails when the client certificate cannot be
@@ -72,7 +86,8 @@ func New(opts Options) (*Client, error) {
 		catalog:          cat,
 		maxResponseBytes: opts.MaxResponseBytes,
 		discoveryTimeout: opts.DiscoveryTimeout,
-		transports:       map[[sha256.Size]byte]*http.Transport{},
+		transports:       map[[sha256.Size]byte]*pooledTransport{},
+		now:              time.Now,
 	}
 	if c.discoveryTimeout <= 0 {
 		c.discoveryTimeout = DefaultTimeout
@@ -246,13 +261,25 @@ func describeTransportError(ctx context.Context, target *url.URL, timeout time.D
 }
 
 // transport returns the shared transport for a CA bundle, so that calls to
-// one extension reuse connections.
+// one extension reuse connections. Transports no call took for transportTTL
+// are dropped first, closing their idle connections: CA rotation and
+// recreated ExtensionConfigs would otherwise grow the pool without bound.
 func (c *Client) transport(caBundle []byte) (*http.Transport, error) {
 	key := sha256.Sum256(caBundle)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := c.now()
+	for k, t := range c.transports {
+		if now.Sub(t.lastUsed) > transportTTL {
+			// A call still running on it finishes; its connection then
+			// closes after idleConnTimeout like any idle one.
+			t.CloseIdleConnections()
+			delete(c.transports, k)
+		}
+	}
 	if t, ok := c.transports[key]; ok {
-		return t, nil
+		t.lastUsed = now
+		return t.Transport, nil
 	}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
 	if len(caBundle) > 0 {
@@ -270,10 +297,10 @@ func (c *Client) transport(caBundle []byte) (*http.Transport, error) {
 		TLSClientConfig:     tlsConfig,
 		TLSHandshakeTimeout: DefaultTimeout,
 		MaxIdleConnsPerHost: 16,
-		IdleConnTimeout:     90 * time.Second,
+		IdleConnTimeout:     idleConnTimeout,
 		ForceAttemptHTTP2:   true,
 	}
-	c.transports[key] = t
+	c.transports[key] = &pooledTransport{Transport: t, lastUsed: now}
 	return t, nil
 }
 

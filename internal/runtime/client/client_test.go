@@ -469,3 +469,89 @@ func TestCall_RefusesRedirectsOnTheSameHost(t *testing.T) {
 		})
 	}
 }
+
+// connCountingServer starts an HTTPS server answering Discovery and reports
+// every connection it opens and every one that closes.
+func connCountingServer(t *testing.T) (url string, ca []byte, opened *atomic.Int64, closed <-chan struct{}) {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(discoveryAnswer())
+	opened = new(atomic.Int64)
+	closedCh := make(chan struct{}, 16)
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		switch state {
+		case http.StateNew:
+			opened.Add(1)
+		case http.StateClosed:
+			closedCh <- struct{}{}
+		}
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv.URL, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), opened, closedCh
+}
+
+func TestClient_DropsTransportsOfCABundlesNoLongerUsed(t *testing.T) {
+	c := newClient(t, Options{})
+	now := time.Unix(1_700_000_000, 0)
+	c.now = func() time.Time { return now }
+	url, ca, opened, closed := connCountingServer(t)
+	_, otherCA := tlsServer(t, discoveryAnswer())
+	discover := func() {
+		t.Helper()
+		if _, err := c.Discover(context.Background(), extensionAt(url, ca)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	otherTransport := func() *http.Transport {
+		t.Helper()
+		tr, err := c.transport(otherCA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	pooled := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.transports)
+	}
+
+	discover()
+	first := otherTransport()
+	if n := pooled(); n != 2 {
+		t.Fatalf("%d transports for two CA bundles", n)
+	}
+
+	// Used within the TTL: both stay, and the connection is reused.
+	now = now.Add(transportTTL - time.Second)
+	discover()
+	if opened.Load() != 1 {
+		t.Errorf("%d connections opened, want the first one reused", opened.Load())
+	}
+	if n := pooled(); n != 2 {
+		t.Errorf("%d transports after a call within the TTL, want 2", n)
+	}
+
+	// The other CA's transport was last taken a TTL and a second ago,
+	// the server's two seconds ago.
+	now = now.Add(2 * time.Second)
+	discover()
+	if n := pooled(); n != 1 {
+		t.Fatalf("%d transports, want the unused one dropped", n)
+	}
+	if again := otherTransport(); again == first {
+		t.Error("a dropped CA bundle got its old transport back")
+	}
+
+	// Dropping a transport closes its idle connection.
+	now = now.Add(transportTTL + time.Second)
+	otherTransport()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle connection of a dropped transport was not closed")
+	}
+	if n := pooled(); n != 1 {
+		t.Errorf("%d transports, want only the one just taken", n)
+	}
+}
