@@ -41,6 +41,8 @@ func main() {
 			os.Exit(runLoadtest(ctx, args[1:], os.Stdout, os.Stderr))
 		case "who-uses":
 			os.Exit(runWhoUses(ctx, args[1:], os.Stdout, os.Stderr))
+		case "drill":
+			os.Exit(runDrill(ctx, args[1:], os.Stdout, os.Stderr))
 		}
 	}
 	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
@@ -54,7 +56,11 @@ type options struct {
 	localDir   string
 	localPort  int
 	binDir     string
-	zap        zap.Options
+	// kubeAPIQPS and kubeAPIBurst limit the manager's requests to
+	// kube-apiserver, whatever the configuration came from.
+	kubeAPIQPS   float64
+	kubeAPIBurst int
+	zap          zap.Options
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -80,6 +86,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	// spare (see callcache.DefaultMaxEntries); the bound only cuts answers
 	// for settings nobody asks for any more.
 	fs.IntVar(&o.manager.VariablesCacheMaxEntries, "variables-cache-max-entries", callcache.DefaultMaxEntries, "Most DiscoverVariables answers cached at once; the oldest are evicted beyond it. At least 1: the cache is always bounded.")
+	// Cluster API's managers default to the same 20 and 30; a kubeconfig
+	// alone would leave client-go's 5 and 10, which make a status write
+	// per ClusterClass take minutes on large management clusters.
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 20, "Requests per second the manager may send to kube-apiserver.")
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 30, "Requests the manager may send to kube-apiserver in a burst above --kube-api-qps.")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; defaults to $KUBECONFIG, then the in-cluster configuration, then ~/.kube/config.")
 	fs.BoolVar(&o.local, "local", false, "Start a local control plane (etcd and kube-apiserver from bin/) and run against it.")
 	fs.StringVar(&o.localDir, "local-dir", ".local", "Data directory of the local control plane; kept across runs.")
@@ -98,6 +109,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.local && o.kubeconfig != "" {
 		return nil, errors.New("--local and --kubeconfig exclude each other")
+	}
+	if o.kubeAPIQPS <= 0 || o.kubeAPIBurst < 1 {
+		return nil, fmt.Errorf("--kube-api-qps must be above 0 and --kube-api-burst at least 1, got %v and %d", o.kubeAPIQPS, o.kubeAPIBurst)
 	}
 	// Zero is refused rather than read as "unbounded": answers for settings
 	// that are no longer used would then stay forever.
@@ -135,6 +149,7 @@ func serve(ctx context.Context, o *options, stdout io.Writer) error {
 		return err
 	}
 	defer cleanup()
+	restConfig.QPS, restConfig.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
 
 	mgr, err := manager.New(ctx, restConfig, o.manager)
 	if err != nil {

@@ -49,6 +49,7 @@ func TestRun_BadInputIsOneLineAndANonZeroExit(t *testing.T) {
 		{name: "unwritable data directory", args: []string{"--local", "--local-dir", filepath.Join(aFile, "data")}, wantCode: 1, wantErr: []string{"data directory", aFile}},
 		{name: "unknown flag", args: []string{"--no-such-flag"}, wantCode: 2, wantErr: []string{"no-such-flag"}},
 		{name: "local with kubeconfig", args: []string{"--local", "--kubeconfig", garbage}, wantCode: 2, wantErr: []string{"exclude each other"}},
+		{name: "no requests to kube-apiserver", args: []string{"--kube-api-qps=0"}, wantCode: 2, wantErr: []string{"--kube-api-qps must be above 0"}},
 		{name: "unbounded variables cache", args: []string{"--variables-cache-max-entries=0"}, wantCode: 2, wantErr: []string{"--variables-cache-max-entries must be at least 1, got 0"}},
 	}
 	for _, tt := range tests {

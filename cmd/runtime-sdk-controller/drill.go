@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/drill"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+)
+
+type drillOptions struct {
+	drills   string
+	flap     drill.FlapOptions
+	restart  drill.RestartOptions
+	soak     drill.SoakOptions
+	localDir string
+	binDir   string
+	out      string
+}
+
+// runDrill is the `drill` subcommand: it starts a fresh local control plane
+// and runs the fault drills against this binary, run as its own process.
+func runDrill(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o := drillOptions{flap: drill.DefaultFlapOptions(), restart: drill.DefaultRestartOptions(), soak: drill.DefaultSoakOptions()}
+	fs := flag.NewFlagSet(name+" drill", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.drills, "drills", "flap,restart,soak", "Drills to run, in order: flap (an extension cycling through faults), restart (kube-apiserver killed and started mid-reconcile), soak (many objects, periodic changes).")
+	fs.IntVar(&o.flap.ClusterClasses, "flap-cluster-classes", o.flap.ClusterClasses, "ClusterClasses of the flap drill.")
+	fs.DurationVar(&o.flap.Duration, "flap-duration", o.flap.Duration, "How long the extensions flap.")
+	fs.IntVar(&o.restart.ClusterClasses, "restart-cluster-classes", o.restart.ClusterClasses, "ClusterClasses of the restart drill.")
+	fs.DurationVar(&o.restart.Outage, "restart-outage", o.restart.Outage, "How long kube-apiserver stays down.")
+	fs.IntVar(&o.soak.ClusterClasses, "soak-cluster-classes", o.soak.ClusterClasses, "ClusterClasses of the soak.")
+	fs.IntVar(&o.soak.ExtensionConfigs, "soak-extension-configs", o.soak.ExtensionConfigs, "ExtensionConfigs of the soak, each served by its own sample extension.")
+	fs.DurationVar(&o.soak.Duration, "soak-duration", o.soak.Duration, "How long the soak's changes keep coming.")
+	fs.IntVar(&o.soak.CacheMaxEntries, "soak-cache-max-entries", o.soak.CacheMaxEntries, "--variables-cache-max-entries of the soaked controller; below what the changes fill, so the bound is exercised.")
+	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "drill"), "Data directory of the drills' control plane and the controller logs; wiped at start.")
+	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
+	fs.StringVar(&o.out, "out", "drill-results", "Directory for report.txt and report.json.")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := drillMain(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "%s drill: %s\n", name, oneLine(err))
+		return 1
+	}
+	return 0
+}
+
+func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) error {
+	var drills []string
+	for _, d := range strings.Split(o.drills, ",") {
+		switch d = strings.TrimSpace(d); d {
+		case "":
+		case "flap", "restart", "soak":
+			drills = append(drills, d)
+		default:
+			return fmt.Errorf("--drills: unknown drill %q", d)
+		}
+	}
+	// The controllers under drill log to their own files; the drill's own
+	// clients only show errors.
+	ctrl.SetLogger(logcap.Cap(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.StacktraceLevel(zapcore.PanicLevel)), logcap.MaxVerbosity))
+	binary, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this binary: %w", err)
+	}
+	binDir := o.binDir
+	if binDir == "" {
+		if binDir, err = toolbin.Dir(); err != nil {
+			return err
+		}
+	}
+	crds, err := crd.Definitions()
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(o.localDir); err != nil {
+		return fmt.Errorf("wipe %s: %w", o.localDir, err)
+	}
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: o.localDir, BinDir: binDir, CRDs: crds})
+	if err != nil {
+		return fmt.Errorf("local control plane: %w", err)
+	}
+	defer cluster.Stop()
+	config := cluster.Config()
+	config.QPS, config.Burst = 500, 1000
+	env := drill.Env{Config: config, Kubeconfig: cluster.KubeconfigPath(), Binary: binary, LogDir: cluster.Dir(), Progress: stderr}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	text, err := os.Create(filepath.Join(o.out, "report.txt"))
+	if err != nil {
+		return err
+	}
+	defer text.Close()
+	w := io.MultiWriter(stdout, text)
+	fmt.Fprintf(w, "drills run %s on %s\n", time.Now().UTC().Format(time.RFC3339), cluster.Dir())
+
+	reports := map[string]any{}
+	var problems []string
+	for _, d := range drills {
+		var (
+			found []string
+			err   error
+		)
+		switch d {
+		case "flap":
+			var r *drill.FlapReport
+			if r, err = drill.Flap(ctx, env, o.flap); r != nil {
+				reports[d], found = r, r.Problems()
+				_ = drill.WriteFlap(w, r)
+			}
+		case "restart":
+			var r *drill.RestartReport
+			if r, err = drill.Restart(ctx, env, cluster, o.restart); r != nil {
+				reports[d], found = r, r.Problems()
+				_ = drill.WriteRestart(w, r)
+			}
+		case "soak":
+			var r *drill.SoakReport
+			if r, err = drill.Soak(ctx, env, o.soak); r != nil {
+				reports[d], found = r, r.Problems()
+				_ = drill.WriteSoak(w, r)
+			}
+		}
+		for _, problem := range found {
+			fmt.Fprintf(w, "PROBLEM (%s): %s\n", d, problem)
+			problems = append(problems, d+": "+problem)
+		}
+		if err != nil {
+			_ = writeDrillJSON(o.out, reports)
+			return fmt.Errorf("%s: %w (controller logs in %s)", d, err, cluster.Dir())
+		}
+	}
+	if err := writeDrillJSON(o.out, reports); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(o.out, "report.txt"), filepath.Join(o.out, "report.json"))
+	if len(problems) > 0 {
+		return fmt.Errorf("%d problems, first: %s", len(problems), problems[0])
+	}
+	return nil
+}
+
+func writeDrillJSON(dir string, reports map[string]any) error {
+	data, err := json.MarshalIndent(reports, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "report.json"), append(data, '\n'), 0o644)
+}
