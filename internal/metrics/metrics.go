@@ -32,6 +32,9 @@ const (
 	CallError    = "error"
 	CallCacheHit = "cache_hit"
 	CallShared   = "shared"
+	// CallFailureShared: answered with a recent failure of the same
+	// request, within its backoff, without calling the extension.
+	CallFailureShared = "failure_shared"
 )
 
 var (
@@ -50,7 +53,7 @@ var (
 	// ExtensionCalls counts calls to Runtime Extensions, cache hits included.
 	ExtensionCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "runtime_sdk_extension_calls_total",
-		Help: "Runtime Extension calls by hook, handler and outcome (success, error, cache_hit, shared).",
+		Help: "Runtime Extension calls by hook, handler and outcome (success, error, and cache_hit, shared, failure_shared that cost no call).",
 	}, []string{"hook", "handler", "outcome"})
 
 	// ExtensionCallDuration observes calls that reached the network.

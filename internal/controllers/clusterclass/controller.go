@@ -238,6 +238,8 @@ func callOutcome(outcome callcache.Outcome, err error) string {
 		return metrics.CallCacheHit
 	case outcome == callcache.Shared:
 		return metrics.CallShared
+	case outcome == callcache.FailureShared:
+		return metrics.CallFailureShared
 	case err != nil:
 		return metrics.CallError
 	default:

@@ -27,6 +27,17 @@ const (
 	Shared Outcome = "shared"
 	// Called: this caller made the call.
 	Called Outcome = "called"
+	// FailureShared: answered with the error of a recent failed call for
+	// the same key, still within its backoff; no call.
+	FailureShared Outcome = "failure_shared"
+)
+
+// Defaults of the failure backoff: a failed call is shared with every
+// caller of the same key for DefaultFailureBackoff, doubling with each
+// consecutive failure up to DefaultMaxFailureBackoff.
+const (
+	DefaultFailureBackoff    = 500 * time.Millisecond
+	DefaultMaxFailureBackoff = 30 * time.Second
 )
 
 // Options bound a Cache.
@@ -38,12 +49,17 @@ type Options struct {
 	// evicts the oldest. Zero means DefaultMaxEntries; there is no unbounded
 	// cache, since settings that are no longer used would stay forever.
 	MaxEntries int
+	// FailureBackoff is how long a failed call's error answers every
+	// caller of the same key before the next call; it doubles with each
+	// consecutive failure up to MaxFailureBackoff. Zero means the defaults.
+	FailureBackoff, MaxFailureBackoff time.Duration
 }
 
 // Cache holds answers of type V per handler. It is safe for concurrent use.
 type Cache[V any] struct {
-	maxAge     time.Duration
-	maxEntries int
+	maxAge                            time.Duration
+	maxEntries                        int
+	failureBackoff, maxFailureBackoff time.Duration
 
 	group singleflight.Group
 	mu    sync.Mutex
@@ -55,7 +71,20 @@ type Cache[V any] struct {
 	// take from the oldest end.
 	oldest, newest *entry[V]
 	entries        int
-	now            func() time.Time
+	// failures are the keys whose last call failed, by flight key. Every
+	// ClusterClass retries on its own backoff; without this, N of them
+	// sharing a failing request would each call the struggling extension.
+	failures map[string]*failure
+	now      func() time.Time
+}
+
+// failure is the last error of a key and until when it stands in for calls.
+type failure struct {
+	handler string
+	err     error
+	until   time.Time
+	// streak counts consecutive failures; each doubles the backoff.
+	streak int
 }
 
 type handlerEntries[V any] struct {
@@ -76,11 +105,24 @@ func New[V any](opts Options) *Cache[V] {
 	if maxEntries <= 0 {
 		maxEntries = DefaultMaxEntries
 	}
-	return &Cache[V]{maxAge: opts.MaxAge, maxEntries: maxEntries, handlers: map[string]*handlerEntries[V]{}, now: time.Now}
+	c := &Cache[V]{
+		maxAge: opts.MaxAge, maxEntries: maxEntries,
+		failureBackoff: opts.FailureBackoff, maxFailureBackoff: opts.MaxFailureBackoff,
+		handlers: map[string]*handlerEntries[V]{}, failures: map[string]*failure{}, now: time.Now,
+	}
+	if c.failureBackoff <= 0 {
+		c.failureBackoff = DefaultFailureBackoff
+	}
+	if c.maxFailureBackoff < c.failureBackoff {
+		c.maxFailureBackoff = max(DefaultMaxFailureBackoff, c.failureBackoff)
+	}
+	return c
 }
 
 // Get returns the answer for (handler, fingerprint, settings), calling call
-// at most once for all concurrent and later callers with the same key.
+// at most once for all concurrent and later callers with the same key. A
+// failed call is not stored as an answer, but its error answers the same
+// key until the failure backoff passes.
 func (c *Cache[V]) Get(ctx context.Context, handler, fingerprint string, settings map[string]string,
 	call func(context.Context) (V, error),
 ) (V, Outcome, error) {
@@ -89,6 +131,10 @@ func (c *Cache[V]) Get(ctx context.Context, handler, fingerprint string, setting
 		return v, Hit, nil
 	}
 	flightKey := handler + "\x00" + fingerprint + "\x00" + settingsKey
+	if err := c.recentFailure(flightKey); err != nil {
+		var zero V
+		return zero, FailureShared, err
+	}
 	// The shared call must not die with whichever caller started it; the
 	// call bounds itself with the handler's timeout.
 	shared := context.WithoutCancel(ctx)
@@ -105,22 +151,71 @@ func (c *Cache[V]) Get(ctx context.Context, handler, fingerprint string, setting
 		outcome = Called
 		v, err := call(shared)
 		if err != nil {
+			c.fail(flightKey, handler, err)
 			return v, err
 		}
 		c.store(handler, fingerprint, settingsKey, v)
+		c.mu.Lock()
+		delete(c.failures, flightKey)
+		c.mu.Unlock()
 		return v, nil
 	})
 	v, _ := result.(V)
 	return v, outcome, err
 }
 
-// Forget drops every entry of the named handlers.
+// Forget drops every entry and failure of the named handlers.
 func (c *Cache[V]) Forget(handlers ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, h := range handlers {
 		c.dropHandler(h)
+		for key, f := range c.failures {
+			if f.handler == h {
+				delete(c.failures, key)
+			}
+		}
 	}
+}
+
+// recentFailure returns the error of key's last call while its backoff
+// lasts.
+func (c *Cache[V]) recentFailure(key string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.failures[key]; ok && c.now().Before(f.until) {
+		return f.err
+	}
+	return nil
+}
+
+// fail records a failed call of key and doubles its backoff.
+func (c *Cache[V]) fail(key, handler string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	f, ok := c.failures[key]
+	if !ok {
+		// Failures are bounded like answers: drop those whose backoff
+		// ended long enough ago that their streak no longer matters.
+		if len(c.failures) >= c.maxEntries {
+			for k, old := range c.failures {
+				if now.Sub(old.until) > c.maxFailureBackoff {
+					delete(c.failures, k)
+				}
+			}
+		}
+		if len(c.failures) >= c.maxEntries {
+			return
+		}
+		f = &failure{handler: handler}
+		c.failures[key] = f
+	}
+	backoff := c.failureBackoff << min(f.streak, 30)
+	if backoff <= 0 || backoff > c.maxFailureBackoff {
+		backoff = c.maxFailureBackoff
+	}
+	f.err, f.until, f.streak = err, now.Add(backoff), f.streak+1
 }
 
 // Len is the number of stored answers.

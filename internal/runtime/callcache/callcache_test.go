@@ -106,8 +106,10 @@ func TestGet_KeyIsHandlerFingerprintAndSettings(t *testing.T) {
 	}
 }
 
-func TestGet_FailuresAreNotCached(t *testing.T) {
-	c := New[int](Options{})
+func TestGet_AFailureAnswersTheSameKeyUntilItsBackoffThenDoubles(t *testing.T) {
+	c := New[int](Options{FailureBackoff: time.Second, MaxFailureBackoff: 3 * time.Second, MaxAge: 10 * time.Second})
+	now := time.Now()
+	c.now = func() time.Time { return now }
 	var calls atomic.Int64
 	fail := true
 	call := func(context.Context) (int, error) {
@@ -117,13 +119,64 @@ func TestGet_FailuresAreNotCached(t *testing.T) {
 		}
 		return 7, nil
 	}
-	if _, _, err := c.Get(context.Background(), "h", "fp", nil, call); err == nil {
-		t.Fatal("want the error")
+	get := func(handler string) (int, Outcome, error) {
+		return c.Get(context.Background(), handler, "fp", nil, call)
 	}
-	fail = false
-	v, outcome, err := c.Get(context.Background(), "h", "fp", nil, call)
-	if err != nil || v != 7 || outcome != Called || calls.Load() != 2 {
-		t.Fatalf("v=%d outcome=%s err=%v calls=%d", v, outcome, err, calls.Load())
+	steps := []struct {
+		name      string
+		advance   time.Duration
+		heal      bool
+		handler   string
+		want      Outcome
+		wantErr   bool
+		wantCalls int64
+	}{
+		{name: "first call fails", handler: "h", want: Called, wantErr: true, wantCalls: 1},
+		{name: "within the backoff the failure is shared", advance: 900 * time.Millisecond, handler: "h", want: FailureShared, wantErr: true, wantCalls: 1},
+		{name: "another handler is not affected", handler: "other", want: Called, wantErr: true, wantCalls: 2},
+		{name: "after the backoff it calls again", advance: 200 * time.Millisecond, handler: "h", want: Called, wantErr: true, wantCalls: 3},
+		{name: "the second failure doubles the backoff", advance: 1500 * time.Millisecond, handler: "h", want: FailureShared, wantErr: true, wantCalls: 3},
+		{name: "after the doubled backoff it calls again", advance: 600 * time.Millisecond, handler: "h", want: Called, wantErr: true, wantCalls: 4},
+		{name: "the backoff is capped", advance: 3100 * time.Millisecond, handler: "h", want: Called, wantErr: true, wantCalls: 5},
+		{name: "a healed extension answers after the backoff", advance: 3100 * time.Millisecond, heal: true, handler: "h", want: Called, wantCalls: 6},
+		{name: "and the answer is cached", handler: "h", want: Hit, wantCalls: 6},
+	}
+	for _, step := range steps {
+		now = now.Add(step.advance)
+		if step.heal {
+			fail = false
+		}
+		v, outcome, err := get(step.handler)
+		if outcome != step.want || (err != nil) != step.wantErr || calls.Load() != step.wantCalls {
+			t.Fatalf("%s: outcome %s, err %v, %d calls; want %s, error %v, %d calls", step.name, outcome, err, calls.Load(), step.want, step.wantErr, step.wantCalls)
+		}
+		if err == nil && v != 7 {
+			t.Fatalf("%s: value %d", step.name, v)
+		}
+	}
+	// The success cleared the streak: once the answer expires, the next
+	// failure backs off from the start (1 s), not from the capped 3 s.
+	fail = true
+	now = now.Add(11 * time.Second)
+	if _, outcome, err := get("h"); outcome != Called || err == nil {
+		t.Fatalf("after expiry: outcome %s, err %v", outcome, err)
+	}
+	now = now.Add(1100 * time.Millisecond)
+	if _, outcome, _ := get("h"); outcome != Called {
+		t.Fatalf("a fresh streak should back off 1s only, got %s", outcome)
+	}
+}
+
+func TestForget_DropsAHandlersFailures(t *testing.T) {
+	c := New[int](Options{})
+	boom := func(context.Context) (int, error) { return 0, errors.New("boom") }
+	c.Get(context.Background(), "h", "fp", nil, boom)
+	if _, outcome, _ := c.Get(context.Background(), "h", "fp", nil, boom); outcome != FailureShared {
+		t.Fatalf("outcome %s before Forget, want %s", outcome, FailureShared)
+	}
+	c.Forget("h")
+	if _, outcome, _ := c.Get(context.Background(), "h", "fp", nil, boom); outcome != Called {
+		t.Fatalf("outcome %s after Forget, want %s: a re-registered handler must be asked at once", outcome, Called)
 	}
 }
 

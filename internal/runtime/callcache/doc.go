@@ -8,8 +8,13 @@
 // afterwards. An entry is dropped as soon as its handler's fingerprint
 // changes or the handler is forgotten (unregistered), and optionally after a
 // maximum age, so the cache never outlives the registration it was built
-// from and holds nothing for handlers that are gone. Failures are not kept:
-// the next reconcile asks again.
+// from and holds nothing for handlers that are gone.
+//
+// Failures are never stored as answers, but a failed call's error answers
+// every caller of the same key for a short backoff (500 ms, doubling with
+// each consecutive failure up to 30 s, cleared by a success): ClusterClasses
+// retry on their own backoff, and N of them sharing a failing request would
+// otherwise each call the struggling extension.
 //
 // The number of entries is bounded: a ClusterClass whose patch settings
 // change leaves its old answer behind, so storing sweeps expired entries and
