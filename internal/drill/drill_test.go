@@ -44,7 +44,13 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binary := filepath.Join(dir, "runtime-sdk-controller")
-	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/runtime-sdk-controller").CombinedOutput(); err != nil {
+	// Under -race the controller is built with the race detector as well,
+	// so the drills also hunt data races in the process under fault.
+	build := []string{"build", "-o", binary}
+	if raceEnabled {
+		build = append(build, "-race")
+	}
+	if out, err := exec.Command("go", append(build, "../../cmd/runtime-sdk-controller")...).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build the controller: %v\n%s", err, out)
 		return 1
 	}
@@ -94,11 +100,25 @@ func skipShort(t *testing.T) {
 	}
 }
 
+// noRace fails the test when the race detector reported anything in the
+// drill's controller log.
+func noRace(t *testing.T, drill string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(env.LogDir, drill+"-controller.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := bytes.Index(data, []byte("WARNING: DATA RACE")); i >= 0 {
+		t.Errorf("the controller raced during the %s drill:\n%s", drill, tail(string(data[i:]), 60))
+	}
+}
+
 func TestFlap_BacksOffKeepsVariablesAndHeals(t *testing.T) {
 	skipShort(t)
 	o := FlapOptions{ClusterClasses: 30, ExtensionConfigs: 3, Duration: 40 * time.Second, Phase: 5 * time.Second,
 		ChangeEvery: 4 * time.Second, Window: 5 * time.Second, Timeout: 2 * time.Minute}
 	r, err := Flap(context.Background(), env, o)
+	noRace(t, "flap")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +136,7 @@ func TestRestart_ControllerRidesOutAnAPIServerOutage(t *testing.T) {
 	skipShort(t)
 	o := RestartOptions{ClusterClasses: 120, ExtensionConfigs: 4, StopAt: 0.2, Outage: 10 * time.Second, Timeout: 3 * time.Minute}
 	r, err := Restart(context.Background(), env, cluster, o)
+	noRace(t, "restart")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +155,7 @@ func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
 	o := SoakOptions{ClusterClasses: 300, ExtensionConfigs: 10, Namespaces: 6, Duration: 40 * time.Second,
 		ChangeEvery: 500 * time.Millisecond, SampleEvery: 4 * time.Second, CacheMaxEntries: 15, Timeout: 3 * time.Minute}
 	r, err := Soak(context.Background(), env, o)
+	noRace(t, "soak")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,6 +48,8 @@ type fixture struct {
 	// classes[i] references extensions[classConfig[i]].
 	classes     []types.NamespacedName
 	classConfig []int
+	// distinctSettings: see fixtureOptions.
+	distinctSettings bool
 }
 
 // fixtureOptions size a fixture.
@@ -61,6 +63,9 @@ type fixtureOptions struct {
 	selectorEvery int
 	// handlerTimeout is the timeoutSeconds the extensions advertise.
 	handlerTimeout int32
+	// distinctSettings gives every ClusterClass its own patch settings, so
+	// no two share a DiscoverVariables call and each reconcile calls out.
+	distinctSettings bool
 }
 
 // variablesV1 is what every extension answers until a drill changes it.
@@ -77,7 +82,7 @@ func stringVariable(name string) clusterv1.ClusterClassVariable {
 }
 
 func newFixture(o fixtureOptions) (*fixture, error) {
-	f := &fixture{labels: map[string]map[string]string{}}
+	f := &fixture{labels: map[string]map[string]string{}, distinctSettings: o.distinctSettings}
 	for i := range o.namespaces {
 		name := fmt.Sprintf("%s-ns-%d", o.prefix, i)
 		tier := "a"
@@ -194,7 +199,11 @@ func (f *fixture) createClasses(ctx context.Context, c client.Client) error {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				if err := c.Create(ctx, f.clusterClass(i, defaultSettings)); err != nil {
+				settings := defaultSettings
+				if f.distinctSettings {
+					settings = map[string]string{"flavour": "cc-" + strconv.Itoa(i)}
+				}
+				if err := c.Create(ctx, f.clusterClass(i, settings)); err != nil {
 					once.Do(func() { first = fmt.Errorf("create ClusterClass %s: %w", f.classes[i], err) })
 				}
 			}

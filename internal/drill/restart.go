@@ -62,12 +62,14 @@ type RestartReport struct {
 func Restart(ctx context.Context, env Env, apiserver APIServer, o RestartOptions) (*RestartReport, error) {
 	h, err := setUp(ctx, env, "restart", fixtureOptions{
 		clusterClasses: o.ClusterClasses, extensionConfigs: o.ExtensionConfigs, namespaces: 10, handlerTimeout: 10,
+		distinctSettings: true,
 	}, nil, variablesV1)
 	if err != nil {
 		return nil, err
 	}
 	defer h.tearDown(context.WithoutCancel(ctx))
-	// Slow answers stretch the reconciles so the outage lands among them.
+	// Every ClusterClass makes its own call, and slow answers stretch
+	// those calls, so the outage lands among reconciles in flight.
 	h.fixture.setFaults(sampleextension.Faults{Delay: 50 * time.Millisecond})
 	report := &RestartReport{Options: o, ControllerPID: h.controller.PID()}
 	if err := h.fixture.createClasses(ctx, h.client); err != nil {

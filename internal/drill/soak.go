@@ -127,7 +127,7 @@ func Soak(ctx context.Context, env Env, o SoakOptions) (*SoakReport, error) {
 		return nil, fmt.Errorf("set-up: %w", err)
 	}
 	report.Setup = time.Since(h.started)
-	env.progress("soak: %d ClusterClasses converged (%s after creation began); soaking for %s", o.ClusterClasses, took.Round(time.Second), o.Duration)
+	env.progress("soak: %d ClusterClasses converged %s after they were created; soaking for %s", o.ClusterClasses, took.Round(time.Second), o.Duration)
 
 	first, err := h.sample(ctx)
 	if err != nil {
