@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,14 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"go.uber.org/zap/zapcore"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/drill"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -51,17 +43,7 @@ func runDrill(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "drill"), "Data directory of the drills' control plane and the controller logs; wiped at start.")
 	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
 	fs.StringVar(&o.out, "out", "drill-results", "Directory for report.txt and report.json.")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if err := drillMain(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "%s drill: %s\n", name, oneLine(err))
-		return 1
-	}
-	return 0
+	return runTool(fs, args, stderr, func() error { return drillMain(ctx, o, stdout, stderr) })
 }
 
 func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) error {
@@ -75,33 +57,17 @@ func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) er
 			return fmt.Errorf("--drills: unknown drill %q", d)
 		}
 	}
-	// The controllers under drill log to their own files; the drill's own
-	// clients only show errors.
-	ctrl.SetLogger(logcap.Cap(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.StacktraceLevel(zapcore.PanicLevel)), logcap.MaxVerbosity))
 	binary, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this binary: %w", err)
 	}
-	binDir := o.binDir
-	if binDir == "" {
-		if binDir, err = toolbin.Dir(); err != nil {
-			return err
-		}
-	}
-	crds, err := crd.Definitions()
+	// The controllers under drill log to their own files in the data
+	// directory.
+	cluster, config, err := startToolCluster(ctx, o.localDir, o.binDir, stderr)
 	if err != nil {
 		return err
 	}
-	if err := os.RemoveAll(o.localDir); err != nil {
-		return fmt.Errorf("wipe %s: %w", o.localDir, err)
-	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: o.localDir, BinDir: binDir, CRDs: crds})
-	if err != nil {
-		return fmt.Errorf("local control plane: %w", err)
-	}
 	defer cluster.Stop()
-	config := cluster.Config()
-	config.QPS, config.Burst = 500, 1000
 	env := drill.Env{Config: config, Kubeconfig: cluster.KubeconfigPath(), Binary: binary, LogDir: cluster.Dir(), Progress: stderr}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,14 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"go.uber.org/zap/zapcore"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/loadtest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -54,17 +46,7 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.DurationVar(&o.quiet, "quiet", 2*time.Second, "How long without reconciles an event counts as settled.")
 	fs.StringVar(&o.merge, "merge", "", "Comma-separated results.json files of earlier runs to add to this run's JSON and chart (with --scenarios \"\", only merge).")
 	fs.DurationVar(&o.timeout, "step-timeout", 2*time.Minute, "Longest wait for one step (set-up, one event) to settle.")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if err := loadtestMain(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "%s loadtest: %s\n", name, oneLine(err))
-		return 1
-	}
-	return 0
+	return runTool(fs, args, stderr, func() error { return loadtestMain(ctx, o, stdout, stderr) })
 }
 
 func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writer) error {
@@ -91,20 +73,6 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 			return err
 		}
 	}
-	// Controller logs would drown the tables; errors still show.
-	ctrl.SetLogger(logcap.Cap(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.StacktraceLevel(zapcore.PanicLevel)), logcap.MaxVerbosity))
-
-	binDir := o.binDir
-	if binDir == "" {
-		var err error
-		if binDir, err = toolbin.Dir(); err != nil {
-			return err
-		}
-	}
-	crds, err := crd.Definitions()
-	if err != nil {
-		return err
-	}
 	results, err := loadtest.ReadJSON(o.merge)
 	if err != nil {
 		return err
@@ -112,16 +80,11 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 	if len(scenarios) == 0 {
 		return writeResults(o, results, stdout)
 	}
-	if err := os.RemoveAll(o.localDir); err != nil {
-		return fmt.Errorf("wipe %s: %w", o.localDir, err)
-	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: o.localDir, BinDir: binDir, CRDs: crds})
+	cluster, config, err := startToolCluster(ctx, o.localDir, o.binDir, stderr)
 	if err != nil {
-		return fmt.Errorf("local control plane: %w", err)
+		return err
 	}
 	defer cluster.Stop()
-	config := cluster.Config()
-	config.QPS, config.Burst = 500, 1000
 
 	for _, s := range scenarios {
 		result, err := loadtest.Run(ctx, s, loadtest.Options{Config: config, Quiet: o.quiet, Timeout: o.timeout, Progress: stderr})
