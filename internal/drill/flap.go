@@ -3,6 +3,7 @@ package drill
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -84,10 +85,9 @@ type FlapReport struct {
 	Enqueued               int64 `json:"enqueued"`
 	DiscoverVariablesCalls int64 `json:"discoverVariablesCalls"`
 	DiscoveryCalls         int64 `json:"discoveryCalls"`
-	// ReconcileBound is the most reconciles the work queue's rate limiter
-	// allows for the flap: every event-driven enqueue, plus retries at the
-	// overall 10/s with a burst of 100 (controller-runtime's default
-	// limiter; per-item exponential backoff only lowers it).
+	// ReconcileBound is the most reconciles per-item exponential backoff
+	// (controller-runtime's: 5 ms doubling) allows over the flap; see
+	// backoffBound.
 	ReconcileBound int64 `json:"reconcileBound"`
 	// Changes is how many changes the drill made: ExtensionConfig settings
 	// and ClusterClass patch settings, in turn.
@@ -179,7 +179,7 @@ func Flap(ctx context.Context, env Env, o FlapOptions) (*FlapReport, error) {
 	total := windowBetween(before, end, serverBefore, h.fixture.serverCalls())
 	report.Reconciles, report.ReconcileErrors, report.Enqueued = total.Reconciles, total.ReconcileErrors, total.Enqueued
 	report.DiscoverVariablesCalls, report.DiscoveryCalls = total.DiscoverVariablesCalls, total.DiscoveryCalls
-	report.ReconcileBound = total.Enqueued + 100 + int64(10*time.Since(flapStart).Seconds())
+	report.ReconcileBound = backoffBound(o.ClusterClasses, total, time.Since(flapStart))
 
 	// Heal with a new answer, announced by a registration change, so that
 	// convergence shows every ClusterClass called the healed extension.
@@ -223,6 +223,20 @@ func (h *harness) flapChange(ctx context.Context, n int) error {
 		}
 	}
 	return nil
+}
+
+// backoffBound is the most reconciles that n ClusterClasses can cost over d
+// when every failure is retried with per-item exponential backoff from
+// firstRetry: each event-driven enqueue, plus, per run of consecutive
+// failures of one ClusterClass (a run starts at the beginning or after a
+// success, so there are at most n + successes runs), at most
+// floor(log2(d / firstRetry)) + 2 attempts. A retry loop without backoff
+// grows with d; this grows with its logarithm.
+func backoffBound(n int, w Window, d time.Duration) int64 {
+	const firstRetry = 5 * time.Millisecond
+	successes := w.Reconciles - w.ReconcileErrors
+	perRun := int64(math.Floor(math.Log2(float64(d)/float64(firstRetry)))) + 2
+	return w.Enqueued + (int64(n)+successes)*perRun
 }
 
 // windowBetween is what happened between two samples and two server counts.

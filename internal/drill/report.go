@@ -30,7 +30,7 @@ func WriteFlap(w io.Writer, r *FlapReport) error {
 		}
 	}
 	seconds := o.Duration.Seconds()
-	fmt.Fprintf(w, "total: %d reconciles (%d errors; rate limiter bound %d), %d event enqueues, %d DiscoverVariables and %d Discovery calls over %d changes\n",
+	fmt.Fprintf(w, "total: %d reconciles (%d errors; backoff bound %d), %d event enqueues, %d DiscoverVariables and %d Discovery calls over %d changes\n",
 		r.Reconciles, r.ReconcileErrors, r.ReconcileBound, r.Enqueued, r.DiscoverVariablesCalls, r.DiscoveryCalls, r.Changes)
 	fmt.Fprintf(w, "rates: reconciles %s mean, %.1f/s peak; DiscoverVariables calls %s mean, %.1f/s peak\n",
 		rate(r.Reconciles, seconds), peakReconciles, rate(r.DiscoverVariablesCalls, seconds), peakCalls)

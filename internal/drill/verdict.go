@@ -15,7 +15,7 @@ func (r *FlapReport) Problems() []string {
 		p = append(p, fmt.Sprintf("the flap caused %d failed reconciles and %d calls: the faults never reached the controller", r.ReconcileErrors, r.DiscoverVariablesCalls))
 	}
 	if r.Reconciles > r.ReconcileBound {
-		p = append(p, fmt.Sprintf("%d reconciles, more than the rate limiter's bound %d: retries are not backed off", r.Reconciles, r.ReconcileBound))
+		p = append(p, fmt.Sprintf("%d reconciles, more than exponential backoff allows (%d): retries are not backed off", r.Reconciles, r.ReconcileBound))
 	}
 	if r.DiscoverVariablesCalls > r.Reconciles {
 		p = append(p, fmt.Sprintf("%d DiscoverVariables calls for %d reconciles of ClusterClasses with one patch each", r.DiscoverVariablesCalls, r.Reconciles))
