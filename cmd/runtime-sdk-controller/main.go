@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
@@ -170,25 +169,9 @@ func clusterConfig(ctx context.Context, o *options, stdout io.Writer) (*rest.Con
 		return cfg, noop, err
 	}
 
-	binDir := o.binDir
-	if binDir == "" {
-		var err error
-		if binDir, err = toolbin.Dir(); err != nil {
-			return nil, noop, err
-		}
-	}
-	crds, err := crd.Definitions()
+	cluster, err := startLocalCluster(ctx, localcluster.Options{Dir: o.localDir, BinDir: o.binDir, APIServerPort: o.localPort})
 	if err != nil {
 		return nil, noop, err
-	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{
-		Dir:           o.localDir,
-		BinDir:        binDir,
-		APIServerPort: o.localPort,
-		CRDs:          crds,
-	})
-	if err != nil {
-		return nil, noop, fmt.Errorf("local control plane: %w", err)
 	}
 	if o.manager.LeaderElection && o.manager.LeaderElectionNamespace == "" {
 		o.manager.LeaderElectionNamespace = "kube-system"

@@ -41,24 +41,35 @@ func runTool(fs *flag.FlagSet, args []string, stderr io.Writer, main func() erro
 // that is not throttled below what the tools drive.
 func startToolCluster(ctx context.Context, localDir, binDir string, stderr io.Writer) (*localcluster.Cluster, *rest.Config, error) {
 	ctrl.SetLogger(logcap.Cap(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.StacktraceLevel(zapcore.PanicLevel)), logcap.MaxVerbosity))
-	if binDir == "" {
-		var err error
-		if binDir, err = toolbin.Dir(); err != nil {
-			return nil, nil, err
-		}
-	}
-	crds, err := crd.Definitions()
-	if err != nil {
-		return nil, nil, err
-	}
 	if err := os.RemoveAll(localDir); err != nil {
 		return nil, nil, fmt.Errorf("wipe %s: %w", localDir, err)
 	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: localDir, BinDir: binDir, CRDs: crds})
+	cluster, err := startLocalCluster(ctx, localcluster.Options{Dir: localDir, BinDir: binDir})
 	if err != nil {
-		return nil, nil, fmt.Errorf("local control plane: %w", err)
+		return nil, nil, err
 	}
 	config := cluster.Config()
 	config.QPS, config.Burst = 500, 1000
 	return cluster, config, nil
+}
+
+// startLocalCluster starts a local control plane with our CRDs, from the
+// binaries in opts.BinDir, or where toolbin finds them when it is empty.
+func startLocalCluster(ctx context.Context, opts localcluster.Options) (*localcluster.Cluster, error) {
+	if opts.BinDir == "" {
+		var err error
+		if opts.BinDir, err = toolbin.Dir(); err != nil {
+			return nil, err
+		}
+	}
+	crds, err := crd.Definitions()
+	if err != nil {
+		return nil, err
+	}
+	opts.CRDs = crds
+	cluster, err := localcluster.Start(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("local control plane: %w", err)
+	}
+	return cluster, nil
 }
