@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -174,6 +175,10 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 		binary:  filepath.Join(c.opts.BinDir, toolbin.KubeAPIServer),
 		logPath: filepath.Join(c.opts.Dir, "logs", "kube-apiserver.log"),
 		pidPath: filepath.Join(c.opts.Dir, "run", "kube-apiserver.pid"),
+		// Orphaned, its graceful shutdown would hold open watches for up to
+		// a minute for clients that died with us; it keeps no state of its
+		// own (etcd does, and gets SIGTERM to flush it).
+		deathSignal: syscall.SIGKILL,
 		args: []string{
 			"--etcd-servers=" + c.etcdURL(),
 			"--bind-address=127.0.0.1",

@@ -20,6 +20,9 @@ type process struct {
 	args    []string
 	logPath string
 	pidPath string
+	// deathSignal is what the kernel sends the process when we die without
+	// stopping it; zero means SIGTERM.
+	deathSignal syscall.Signal
 
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -46,7 +49,7 @@ func (p *process) start() error {
 		// stop the children in order (apiserver before etcd).
 		Setpgid: true,
 		// If we die without stopping them, the kernel tells them to stop.
-		Pdeathsig: syscall.SIGTERM,
+		Pdeathsig: p.deathSignalOrTerm(),
 	}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
@@ -65,6 +68,13 @@ func (p *process) start() error {
 		close(p.done)
 	}()
 	return nil
+}
+
+func (p *process) deathSignalOrTerm() syscall.Signal {
+	if p.deathSignal == 0 {
+		return syscall.SIGTERM
+	}
+	return p.deathSignal
 }
 
 // exited reports whether the process has ended, and how.
