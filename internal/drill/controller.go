@@ -159,8 +159,9 @@ type Sample struct {
 	// Reconciles and ReconcileErrors count ClusterClass reconciles.
 	Reconciles      int64 `json:"reconciles"`
 	ReconcileErrors int64 `json:"reconcileErrors"`
-	// Enqueued counts ClusterClass requests events added to the queue
-	// (retries after errors go through the rate limiter and are not in it).
+	// Enqueued counts the ClusterClass requests that events added to the
+	// queue (retries after errors are added by the queue's backoff and are
+	// not in it).
 	Enqueued int64 `json:"enqueued"`
 	// DiscoverVariablesCalls and DiscoveryCalls count calls that reached an
 	// extension (success or error; cache hits and shared calls excluded).

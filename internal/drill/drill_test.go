@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,6 +114,20 @@ func noRace(t *testing.T, drill string) {
 	}
 }
 
+// logAndJudge logs a drill's report and fails the test on every problem
+// its verdict names.
+func logAndJudge(t *testing.T, write func(io.Writer) error, problems []string) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := write(&out); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	for _, problem := range problems {
+		t.Error(problem)
+	}
+}
+
 func TestFlap_BacksOffKeepsVariablesAndHeals(t *testing.T) {
 	skipShort(t)
 	o := FlapOptions{ClusterClasses: 30, ExtensionConfigs: 3, Duration: 40 * time.Second, Phase: 5 * time.Second,
@@ -122,14 +137,7 @@ func TestFlap_BacksOffKeepsVariablesAndHeals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := WriteFlap(&out, r); err != nil {
-		t.Fatal(err)
-	}
-	t.Log(out.String())
-	for _, problem := range r.Problems() {
-		t.Error(problem)
-	}
+	logAndJudge(t, func(w io.Writer) error { return WriteFlap(w, r) }, r.Problems())
 }
 
 func TestRestart_ControllerRidesOutAnAPIServerOutage(t *testing.T) {
@@ -140,14 +148,7 @@ func TestRestart_ControllerRidesOutAnAPIServerOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := WriteRestart(&out, r); err != nil {
-		t.Fatal(err)
-	}
-	t.Log(out.String())
-	for _, problem := range r.Problems() {
-		t.Error(problem)
-	}
+	logAndJudge(t, func(w io.Writer) error { return WriteRestart(w, r) }, r.Problems())
 }
 
 func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
@@ -159,14 +160,7 @@ func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := WriteSoak(&out, r); err != nil {
-		t.Fatal(err)
-	}
-	t.Log(out.String())
-	for _, problem := range r.Problems() {
-		t.Error(problem)
-	}
+	logAndJudge(t, func(w io.Writer) error { return WriteSoak(w, r) }, r.Problems())
 	if r.CacheEntriesMax < int64(o.ExtensionConfigs) {
 		t.Errorf("the call cache never held more than %d entries: the soak did not fill it", r.CacheEntriesMax)
 	}

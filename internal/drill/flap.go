@@ -166,10 +166,8 @@ func Flap(ctx context.Context, env Env, o FlapOptions) (*FlapReport, error) {
 			previous, previousServer = s, server
 			nextWindow = nextWindow.Add(o.Window)
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		if err := pause(ctx, 100*time.Millisecond); err != nil {
+			return nil, err
 		}
 	}
 	end, err := h.sample(ctx)

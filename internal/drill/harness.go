@@ -51,8 +51,6 @@ type harness struct {
 
 	mu      sync.Mutex
 	samples []Sample
-	// exited is set once the controller process is seen to have ended.
-	exited error
 }
 
 // setUp creates the namespaces and ExtensionConfigs, starts the guard and
@@ -116,13 +114,10 @@ func (h *harness) tearDown(ctx context.Context) {
 }
 
 // sample reads the controller once and records the reading. A controller
-// that has exited is reported as an error from then on.
+// that has exited is reported as an error.
 func (h *harness) sample(ctx context.Context) (Sample, error) {
-	if exited, err := h.controller.Exited(); exited {
-		h.mu.Lock()
-		h.exited = fmt.Errorf("controller exited: %v", err)
-		h.mu.Unlock()
-		return Sample{}, h.exited
+	if err := h.exitError(); err != nil {
+		return Sample{}, err
 	}
 	s, err := h.controller.Sample(ctx)
 	if err != nil {
@@ -164,30 +159,33 @@ func (h *harness) poll(ctx context.Context, timeout time.Duration, what string, 
 		if err == nil && done(s) {
 			return nil
 		}
-		if exited, exitErr := h.controller.Exited(); exited {
-			return fmt.Errorf("waiting for %s: controller exited (%v)", what, exitErr)
+		if err := h.exitError(); err != nil {
+			return fmt.Errorf("waiting for %s: %w", what, err)
 		}
 		last = s
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		if err := pause(ctx, 200*time.Millisecond); err != nil {
+			return err
 		}
 	}
 	return fmt.Errorf("no %s after %s (last sample %+v)", what, timeout, last)
 }
 
-// exitError is the controller's exit, if the drill saw one.
+// exitError reports the controller's exit, once it has exited.
 func (h *harness) exitError() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.exited != nil {
-		return h.exited
-	}
 	if exited, err := h.controller.Exited(); exited {
 		return fmt.Errorf("controller exited: %v", err)
 	}
 	return nil
+}
+
+// pause waits d, or less when ctx ends first, which it reports.
+func pause(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }
 
 // allSamples returns the samples taken so far.

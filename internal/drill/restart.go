@@ -90,10 +90,8 @@ func Restart(ctx context.Context, env Env, apiserver APIServer, o RestartOptions
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("only %d of %d ClusterClasses converged before the outage", converged, o.ClusterClasses)
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
+		if err := pause(ctx, 20*time.Millisecond); err != nil {
+			return nil, err
 		}
 	}
 	before, err := h.sample(ctx)
@@ -113,10 +111,8 @@ func Restart(ctx context.Context, env Env, apiserver APIServer, o RestartOptions
 			return report, fmt.Errorf("during the outage: %w", err)
 		}
 		report.AliveChecks++
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(500 * time.Millisecond):
+		if err := pause(ctx, 500*time.Millisecond); err != nil {
+			return nil, err
 		}
 	}
 	during, err := h.sample(ctx)

@@ -274,10 +274,8 @@ func (s *soakState) recreate(ctx context.Context) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("recreate ExtensionConfig %s: %w", e.name, err)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		if err := pause(ctx, 200*time.Millisecond); err != nil {
+			return err
 		}
 	}
 }
