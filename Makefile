@@ -18,6 +18,10 @@ KUBE_APISERVER := $(BIN)/kube-apiserver
 ETCD := $(BIN)/etcd
 CONTROLLER_GEN := $(BIN)/controller-gen
 MANAGER := $(BIN)/runtime-sdk-controller
+# Cluster API v1.14.2's own core manager, and the CRDs it serves, copied from
+# its module: the reference the differential tests run beside ours.
+CAPI_BASELINE := $(BIN)/capi-baseline
+CAPI_BASELINE_CRDS := $(BIN)/capi-baseline-crds
 
 # Stamp kube-apiserver with the release it is built from; a plain `go build`
 # reports v0.0.0-master to clients.
@@ -43,6 +47,21 @@ $(CONTROLLER_GEN): hack/tools/go.sum
 
 $(ETCD): hack/tools/etcd/go.sum hack/tools/etcd/main.go
 	cd hack/tools/etcd && $(GO) build -o $@ .
+
+##@ Cluster API baseline
+
+.PHONY: capi-baseline
+capi-baseline: $(CAPI_BASELINE) $(CAPI_BASELINE_CRDS) ## Build Cluster API v1.14.2's core manager into bin/capi-baseline, with its CRDs, when missing or stale.
+
+$(CAPI_BASELINE): hack/capi-baseline/go.sum
+	@echo "building $@ (a cold build takes about 3 minutes)"
+	cd hack/capi-baseline && $(GO) build -o $@ sigs.k8s.io/cluster-api/core
+
+# The CRDs come from the module itself, so they always match the binary.
+$(CAPI_BASELINE_CRDS): hack/capi-baseline/go.sum
+	@dir=$$(cd hack/capi-baseline && $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api); \
+	rm -rf "$@.tmp" && mkdir -p "$@.tmp" && cp "$$dir"/core/config/crd/bases/*.yaml "$@.tmp"/ && \
+	chmod u+w "$@.tmp"/*.yaml && rm -rf "$@" && mv "$@.tmp" "$@"
 
 ##@ Generate
 

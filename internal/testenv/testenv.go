@@ -20,6 +20,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // Env is a running control plane for tests.
@@ -118,9 +119,10 @@ func ExternalPatch(name string, external clusterv1.ExternalPatchDefinition) clus
 }
 
 // RecordedExtensionConfig creates an ExtensionConfig whose status already
-// records DiscoverVariables handlers with the given names, as Cluster API or
-// an earlier run would have written it, pointing at an address where no
-// extension answers. It is deleted when the test ends.
+// records DiscoverVariables handlers with the given discovered names, under
+// their full names `<handler>.<name>` as Cluster API or an earlier run would
+// have written it, pointing at an address where no extension answers. It is
+// deleted when the test ends.
 func (e *Env) RecordedExtensionConfig(t testing.TB, name string, selector *metav1.LabelSelector, handlers ...string) *runtimev1.ExtensionConfig {
 	t.Helper()
 	ctx := context.Background()
@@ -137,7 +139,7 @@ func (e *Env) RecordedExtensionConfig(t testing.TB, name string, selector *metav
 	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), ext) })
 	for _, h := range handlers {
 		ext.Status.Handlers = append(ext.Status.Handlers, runtimev1.ExtensionHandler{
-			Name:           h,
+			Name:           extensionindex.FullHandlerName(h, name),
 			RequestHook:    runtimev1.GroupVersionHook{APIVersion: "hooks.runtime.cluster.x-k8s.io/v1alpha1", Hook: "DiscoverVariables"},
 			TimeoutSeconds: 10,
 			FailurePolicy:  runtimev1.FailurePolicyFail,

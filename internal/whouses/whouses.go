@@ -56,8 +56,9 @@ func Find(ctx context.Context, reader client.Reader, extensionConfig, handler st
 	}
 	discovered := map[string]bool{}
 	if ext != nil {
-		for _, h := range ext.Status.Handlers {
-			discovered[h.Name+"."+ext.Name] = true
+		recorded, _ := extensionindex.RecordedHandlers(ext)
+		for _, h := range recorded {
+			discovered[h.FullName] = true
 		}
 	}
 

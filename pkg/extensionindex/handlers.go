@@ -26,15 +26,17 @@ type HandlerState struct {
 }
 
 // HandlerStates derives the states of the handlers an ExtensionConfig
-// registers: those its status records, under its current spec.
+// registers: those its status records, under its current spec. Entries
+// RecordedHandlers skips are left out.
 func HandlerStates(ext *runtimev1.ExtensionConfig) []HandlerState {
 	if ext == nil {
 		return nil
 	}
-	states := make([]HandlerState, 0, len(ext.Status.Handlers))
-	for _, h := range ext.Status.Handlers {
+	recorded, _ := RecordedHandlers(ext)
+	states := make([]HandlerState, 0, len(recorded))
+	for _, h := range recorded {
 		states = append(states, HandlerState{
-			Name:              h.Name + "." + ext.Name,
+			Name:              h.FullName,
 			ExtensionConfig:   ext.Name,
 			Fingerprint:       Fingerprint(ext.Spec.ClientConfig, ext.Spec.Settings, h),
 			NamespaceSelector: ext.Spec.NamespaceSelector,
@@ -49,8 +51,10 @@ func HandlerStates(ext *runtimev1.ExtensionConfig) []HandlerState {
 // policy), and the default settings. The namespaceSelector is left out on
 // purpose: it decides whether a ClusterClass may call, not what the call
 // returns. Labels, annotations, conditions and resourceVersion are left out
-// because no call depends on them.
-func Fingerprint(config runtimev1.ClientConfig, settings map[string]string, h runtimev1.ExtensionHandler) string {
+// because no call depends on them. The handler enters by its discovered
+// name, so a status in the short form of earlier versions and the full form
+// Cluster API writes give the same fingerprint.
+func Fingerprint(config runtimev1.ClientConfig, settings map[string]string, h RecordedHandler) string {
 	ca := sha256.Sum256(config.CABundle)
 	input := struct {
 		URL           string                     `json:"url,omitempty"`
@@ -66,7 +70,7 @@ func Fingerprint(config runtimev1.ClientConfig, settings map[string]string, h ru
 		Service:       config.Service,
 		CA:            hex.EncodeToString(ca[:]),
 		Hook:          h.RequestHook,
-		Handler:       h.Name,
+		Handler:       h.HandlerName,
 		Timeout:       h.TimeoutSeconds,
 		FailurePolicy: h.FailurePolicy,
 		Settings:      settings, // encoding/json sorts map keys: stable

@@ -3,7 +3,6 @@ package extensionindex
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
@@ -66,16 +65,6 @@ func References(cc *clusterv1.ClusterClass) ([]Reference, []MalformedReference) 
 		}
 	}
 	return refs, malformed
-}
-
-// ExtensionConfigOf returns the config part of a full handler name. Handler
-// names have no dot, so the config is everything after the first one.
-func ExtensionConfigOf(fullName string) (string, bool) {
-	handler, config, ok := strings.Cut(fullName, ".")
-	if !ok || handler == "" || config == "" {
-		return "", false
-	}
-	return config, true
 }
 
 // ExtensionConfigNames returns the distinct, sorted config names a

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,6 +25,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // Condition reasons, beside Cluster API's Discovered and NotDiscovered.
@@ -215,8 +217,14 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 			runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
 		return ctrl.Result{}, fmt.Errorf("discover %s: %w", ext.Name, err)
 	}
+	// Status records each handler under its full name, as Cluster API does:
+	// its warm-up, and anything else reading status, expects that name.
+	for i := range handlers {
+		handlers[i].Name = extensionindex.FullHandlerName(handlers[i].Name, ext.Name)
+	}
 	ext.Status.Handlers = handlers
-	changed, err := r.Registry.Register(ext)
+	changed, skipped, err := r.Registry.Register(ext)
+	logSkipped(log, ext.Name, skipped)
 	if err != nil {
 		objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse,
 			runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
@@ -229,6 +237,15 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 		interval = DefaultRediscoveryInterval
 	}
 	return ctrl.Result{RequeueAfter: interval}, nil
+}
+
+// logSkipped names each recorded handler the registry could not take as a
+// handler of the ExtensionConfig.
+func logSkipped(log logr.Logger, extensionConfig string, skipped []extensionindex.SkippedHandler) {
+	for _, s := range skipped {
+		log.Info("skipping a recorded handler that cannot belong to this ExtensionConfig",
+			"extensionConfig", extensionConfig, "handler", s.Name, "reason", s.Reason)
+	}
 }
 
 func paused(ext *runtimev1.ExtensionConfig) bool {

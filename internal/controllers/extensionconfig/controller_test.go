@@ -150,10 +150,11 @@ func TestReconcile_DiscoversHandlersAndRegistersThem(t *testing.T) {
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
 
 	got := waitDiscovered(t, name, metav1.ConditionTrue)
+	// Full names, as Cluster API's runtime client records them.
 	want := map[string]string{
-		"discover-variables": "DiscoverVariables",
-		"generate-patches":   "GeneratePatches",
-		"validate-topology":  "ValidateTopology",
+		"discover-variables." + name: "DiscoverVariables",
+		"generate-patches." + name:   "GeneratePatches",
+		"validate-topology." + name:  "ValidateTopology",
 	}
 	if len(got.Status.Handlers) != len(want) {
 		t.Fatalf("status.handlers = %+v", got.Status.Handlers)
@@ -439,5 +440,32 @@ func TestWarmup_RegistersRecordedHandlersWhileTheExtensionIsDown(t *testing.T) {
 	}
 	if _, ok := h.registry.Get("discover-variables." + name); !ok {
 		t.Error("failed discovery unregistered the recorded handler")
+	}
+}
+
+// Earlier versions of this controller recorded short names; an upgrade keeps
+// every registration, and a name that cannot be this config's is skipped,
+// never registered under a wrong name.
+func TestWarmup_ReadsShortNamesOfEarlierVersionsAndSkipsForeignNames(t *testing.T) {
+	name := uniqueName("legacy")
+	ext := env.RecordedExtensionConfig(t, name, nil, "discover-variables", "generate-patches")
+	ext.Status.Handlers[0].Name = "discover-variables"
+	ext.Status.Handlers[1].Name = "generate-patches.someone-else"
+	if err := env.Client.Status().Update(context.Background(), ext); err != nil {
+		t.Fatal(err)
+	}
+
+	h := startController(t, runtimeclient.Options{DiscoveryTimeout: time.Second}, 0)
+	waitFor(t, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
+	if _, ok := h.registry.Get("discover-variables." + name); !ok {
+		t.Error("warm-up did not register the short recorded name under its full name")
+	}
+	if got := h.registry.ForConfig(name); len(got) != 1 {
+		t.Errorf("registered %+v, want only discover-variables.%s", got, name)
+	}
+	for _, wrong := range []string{"generate-patches.someone-else", "generate-patches.someone-else." + name} {
+		if _, ok := h.registry.Get(wrong); ok {
+			t.Errorf("%s is registered", wrong)
+		}
 	}
 }

@@ -46,7 +46,9 @@ func (w *warmup) Start(ctx context.Context) error {
 				if len(ext.Status.Handlers) == 0 {
 					continue
 				}
-				if _, err := w.registry.Register(ext); err != nil {
+				_, skipped, err := w.registry.Register(ext)
+				logSkipped(log, ext.Name, skipped)
+				if err != nil {
 					log.Error(err, "skip ExtensionConfig with unusable recorded handlers", "extensionConfig", ext.Name)
 					continue
 				}

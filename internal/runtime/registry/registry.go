@@ -39,23 +39,20 @@ type Handler struct {
 	Fingerprint string
 }
 
-// FullName joins a discovered handler name and its ExtensionConfig's name.
-func FullName(handler, extensionConfig string) string {
-	return handler + "." + extensionConfig
-}
-
 // HandlersFor builds the registry entries for an ExtensionConfig from the
-// handlers its status records.
-func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, error) {
-	handlers := make([]Handler, 0, len(ext.Status.Handlers))
-	for _, h := range ext.Status.Handlers {
+// handlers its status records, and returns the entries it skipped because
+// their names cannot be handlers of this config.
+func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, []extensionindex.SkippedHandler, error) {
+	recorded, skipped := extensionindex.RecordedHandlers(ext)
+	handlers := make([]Handler, 0, len(recorded))
+	for _, h := range recorded {
 		gv, err := schema.ParseGroupVersion(h.RequestHook.APIVersion)
 		if err != nil {
-			return nil, fmt.Errorf("handler %s of %s: apiVersion %q: %w", h.Name, ext.Name, h.RequestHook.APIVersion, err)
+			return nil, skipped, fmt.Errorf("handler %s of %s: apiVersion %q: %w", h.FullName, ext.Name, h.RequestHook.APIVersion, err)
 		}
-		handler := Handler{
-			Name:              FullName(h.Name, ext.Name),
-			HandlerName:       h.Name,
+		handlers = append(handlers, Handler{
+			Name:              h.FullName,
+			HandlerName:       h.HandlerName,
 			ExtensionConfig:   ext.Name,
 			Hook:              catalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook},
 			TimeoutSeconds:    h.TimeoutSeconds,
@@ -63,11 +60,10 @@ func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, error) {
 			ClientConfig:      *ext.Spec.ClientConfig.DeepCopy(),
 			Settings:          maps.Clone(ext.Spec.Settings),
 			NamespaceSelector: ext.Spec.NamespaceSelector.DeepCopy(),
-		}
-		handler.Fingerprint = extensionindex.Fingerprint(ext.Spec.ClientConfig, ext.Spec.Settings, h)
-		handlers = append(handlers, handler)
+			Fingerprint:       extensionindex.Fingerprint(ext.Spec.ClientConfig, ext.Spec.Settings, h),
+		})
 	}
-	return handlers, nil
+	return handlers, skipped, nil
 }
 
 // Registry is the set of registered handlers. It is safe for concurrent use.
@@ -96,11 +92,13 @@ func New() *Registry {
 // Register replaces every handler of ext's config by those its status
 // records, and returns the changes a ClusterClass can observe (handlers
 // added, removed, with a new fingerprint or a new namespaceSelector).
-// Subscribers are told about them once the registry is updated.
-func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]extensionindex.Change, error) {
-	handlers, err := HandlersFor(ext)
+// Subscribers are told about them once the registry is updated. Recorded
+// names that cannot be handlers of ext are skipped and returned for the
+// caller to log.
+func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]extensionindex.Change, []extensionindex.SkippedHandler, error) {
+	handlers, skipped, err := HandlersFor(ext)
 	if err != nil {
-		return nil, err
+		return nil, skipped, err
 	}
 	r.mu.Lock()
 	before := r.statesOf(ext.Name)
@@ -116,7 +114,7 @@ func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]extensionindex.Ch
 	r.byConfig[ext.Name] = names
 	after := r.statesOf(ext.Name)
 	r.mu.Unlock()
-	return r.notify(extensionindex.Diff(before, after)), nil
+	return r.notify(extensionindex.Diff(before, after)), skipped, nil
 }
 
 // Unregister removes every handler of an ExtensionConfig and returns the

@@ -29,7 +29,7 @@ func extensionConfig(name string) *runtimev1.ExtensionConfig {
 
 func handlerOf(t *testing.T, ext *runtimev1.ExtensionConfig, full string) Handler {
 	t.Helper()
-	handlers, err := HandlersFor(ext)
+	handlers, _, err := HandlersFor(ext)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRegister_ReportsChangedHandlersAndNotifiesSubscribers(t *testing.T) {
 	var wantNotified [][]string
 	for _, step := range steps {
 		step.mutate(ext)
-		changes, err := r.Register(ext.DeepCopy())
+		changes, _, err := r.Register(ext.DeepCopy())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func names(changes []extensionindex.Change) []string {
 func TestRegister_DoesNotShareMemoryWithTheObject(t *testing.T) {
 	r := New()
 	ext := extensionConfig("ext")
-	if _, err := r.Register(ext); err != nil {
+	if _, _, err := r.Register(ext); err != nil {
 		t.Fatal(err)
 	}
 	ext.Spec.Settings["size"] = "mutated"
@@ -183,6 +183,58 @@ func TestRegister_DoesNotShareMemoryWithTheObject(t *testing.T) {
 	h, _ := r.Get("discover.ext")
 	if h.Settings["size"] != "small" || string(h.ClientConfig.CABundle) != "ca-1" {
 		t.Errorf("registry entry changed with the caller's object: %+v", h)
+	}
+}
+
+// Cluster API records full names, earlier versions of this controller short
+// ones; both register the same handlers with the same fingerprints, so
+// switching between the two writers changes nothing a ClusterClass sees.
+func TestRegister_ReadsFullAndShortRecordedNamesAlikeAndSkipsForeignOnes(t *testing.T) {
+	short := extensionConfig("ext")
+	full := short.DeepCopy()
+	for i := range full.Status.Handlers {
+		full.Status.Handlers[i].Name += ".ext"
+	}
+	r := New()
+	if _, skipped, err := r.Register(short); err != nil || skipped != nil {
+		t.Fatalf("register short names: skipped %v, err %v", skipped, err)
+	}
+	fromShort := r.ForConfig("ext")
+	changes, skipped, err := r.Register(full)
+	if err != nil || skipped != nil {
+		t.Fatalf("register full names: skipped %v, err %v", skipped, err)
+	}
+	if changes != nil {
+		t.Errorf("the same handlers recorded under full names changed %v", names(changes))
+	}
+	if fromFull := r.ForConfig("ext"); !reflect.DeepEqual(fromFull, fromShort) {
+		t.Errorf("full names registered %+v, short names %+v", fromFull, fromShort)
+	}
+	if h, _ := r.Get("discover.ext"); h.HandlerName != "discover" {
+		t.Errorf("handler name called = %q, want discover", h.HandlerName)
+	}
+
+	mixed := full.DeepCopy()
+	mixed.Status.Handlers[0].Name = "discover.other"
+	mixed.Status.Handlers = append(mixed.Status.Handlers, runtimev1.ExtensionHandler{Name: "a.b.c"}, runtimev1.ExtensionHandler{Name: ".ext"})
+	changes, skipped, err = r.Register(mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skippedNames []string
+	for _, s := range skipped {
+		skippedNames = append(skippedNames, s.Name)
+	}
+	if want := []string{"discover.other", "a.b.c", ".ext"}; !reflect.DeepEqual(skippedNames, want) {
+		t.Errorf("skipped %v, want %v", skipped, want)
+	}
+	if got := names(changes); !reflect.DeepEqual(got, []string{"discover.ext"}) {
+		t.Errorf("changes = %v, want only discover.ext removed", got)
+	}
+	for _, wrong := range []string{"discover.other", "discover.other.ext", "a.b.c.ext", "a.b.c"} {
+		if _, ok := r.Get(wrong); ok {
+			t.Errorf("%s is registered", wrong)
+		}
 	}
 }
 
