@@ -1,0 +1,80 @@
+package managerprocess
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Metrics is one scrape of a manager's metrics endpoint.
+type Metrics map[string]*dto.MetricFamily
+
+// Scrape reads the process's metrics.
+func (p *Process) Scrape(ctx context.Context) (Metrics, error) {
+	return Scrape(ctx, p.metricsURL)
+}
+
+// Scrape reads the Prometheus text exposition at url.
+func Scrape(ctx context.Context, url string) (Metrics, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scrape %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("scrape %s: %s", url, resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("parse metrics of %s: %w", url, err)
+	}
+	return families, nil
+}
+
+// Sum adds the values of a family's series whose labels include want.
+func (m Metrics) Sum(name string, want map[string]string) float64 {
+	family, ok := m[name]
+	if !ok {
+		return 0
+	}
+	total := 0.0
+	for _, series := range family.GetMetric() {
+		if !hasLabels(series, want) {
+			continue
+		}
+		switch {
+		case series.Counter != nil:
+			total += series.Counter.GetValue()
+		case series.Gauge != nil:
+			total += series.Gauge.GetValue()
+		case series.Untyped != nil:
+			total += series.Untyped.GetValue()
+		}
+	}
+	return total
+}
+
+func hasLabels(m *dto.Metric, want map[string]string) bool {
+	found := 0
+	for _, l := range m.GetLabel() {
+		if v, ok := want[l.GetName()]; ok {
+			if v != l.GetValue() {
+				return false
+			}
+			found++
+		}
+	}
+	return found == len(want)
+}

@@ -1,0 +1,160 @@
+package managerprocess
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Options start one manager process.
+type Options struct {
+	// Binary is the executable.
+	Binary string
+	// Args are its flags, including where it serves metrics and readiness.
+	Args []string
+	// Env, when set, is added to the environment the process inherits.
+	Env []string
+	// LogPath receives the process's stdout and stderr.
+	LogPath string
+	// MetricsURL is where its Prometheus metrics are served over HTTP.
+	MetricsURL string
+	// ReadyURL answers 200 once the manager is ready; empty means no check.
+	ReadyURL string
+	// ReadyTimeout bounds the wait for ReadyURL; zero means two minutes.
+	ReadyTimeout time.Duration
+}
+
+// Process is a running manager.
+type Process struct {
+	cmd        *exec.Cmd
+	metricsURL string
+	done       chan struct{}
+	err        error // set before done is closed
+	logFile    *os.File
+	logPath    string
+}
+
+// stopGrace is how long a manager gets to stop after SIGTERM.
+const stopGrace = 20 * time.Second
+
+// Start starts the binary and waits until ReadyURL answers 200.
+func Start(ctx context.Context, opts Options) (*Process, error) {
+	logFile, err := os.OpenFile(opts.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("manager log: %w", err)
+	}
+	cmd := exec.Command(opts.Binary, opts.Args...)
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	if len(opts.Env) > 0 {
+		cmd.Env = append(os.Environ(), opts.Env...)
+	}
+	// Never outlive the tool or test that started it, even when killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start %s: %w", opts.Binary, err)
+	}
+	p := &Process{
+		cmd:        cmd,
+		metricsURL: opts.MetricsURL,
+		done:       make(chan struct{}),
+		logFile:    logFile,
+		logPath:    opts.LogPath,
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	if opts.ReadyURL == "" {
+		return p, nil
+	}
+	timeout := opts.ReadyTimeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	if err := p.waitReady(ctx, opts.ReadyURL, timeout); err != nil {
+		p.Stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Process) waitReady(ctx context.Context, url string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		if exited, err := p.Exited(); exited {
+			return fmt.Errorf("%s exited during start-up (%v); see %s", p.cmd.Path, err, p.logPath)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = fmt.Errorf("%s answered %s", url, resp.Status)
+		} else {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s not ready after %s (last: %v); see %s", p.cmd.Path, timeout, last, p.logPath)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// PID is the process id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// LogPath is the file holding the process's output.
+func (p *Process) LogPath() string { return p.logPath }
+
+// Exited reports whether the process has ended, and how.
+func (p *Process) Exited() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// Done is closed when the process has ended.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Stop ends the process: SIGTERM, then SIGKILL after a grace period. It is
+// safe to call more than once.
+func (p *Process) Stop() {
+	if exited, _ := p.Exited(); !exited {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(stopGrace):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	}
+	p.logFile.Close()
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pick a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
