@@ -104,7 +104,7 @@ clean-local: ## Wipe the local control plane's data directory.
 ##@ Test
 
 .PHONY: test
-test: tools verify-generate ## Run every test (unit and envtest) with the race detector.
+test: tools capi-baseline verify-generate ## Run every test (unit, envtest, and the differential tests against Cluster API's own manager) with the race detector.
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi

@@ -16,6 +16,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -66,7 +67,8 @@ func startLocalCluster(ctx context.Context, opts localcluster.Options) (*localcl
 	if err != nil {
 		return nil, err
 	}
-	opts.CRDs = crds
+	// The template kinds of the tools' ClusterClasses (see skeleton).
+	opts.CRDs = append(crds, skeleton.TemplateCRDs()...)
 	cluster, err := localcluster.Start(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("local control plane: %w", err)

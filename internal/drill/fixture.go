@@ -203,7 +203,7 @@ func (f *fixture) createClasses(ctx context.Context, c client.Client) error {
 				if f.distinctSettings {
 					settings = map[string]string{"flavour": "cc-" + strconv.Itoa(i)}
 				}
-				if err := c.Create(ctx, f.clusterClass(i, settings)); err != nil {
+				if err := skeleton.CreateWithOwnTemplates(ctx, c, f.clusterClass(i, settings)); err != nil {
 					once.Do(func() { first = fmt.Errorf("create ClusterClass %s: %w", f.classes[i], err) })
 				}
 			}

@@ -146,7 +146,7 @@ func (f *fixture) create(ctx context.Context, c client.Client) error {
 		go func() {
 			defer wg.Done()
 			for cf := range work {
-				if err := c.Create(ctx, f.clusterClass(cf)); err != nil {
+				if err := skeleton.CreateWithOwnTemplates(ctx, c, f.clusterClass(cf)); err != nil {
 					select {
 					case errs <- fmt.Errorf("create ClusterClass %s/%s: %w", cf.namespace, cf.name, err):
 					default:

@@ -10,6 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scanmapping"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -27,15 +28,24 @@ var (
 		Name: "runtime_sdk_observed_extensionconfig_events_total",
 		Help: "ExtensionConfig events seen in read-only mode, by type (add, update, delete).",
 	}, []string{"type"})
-	// Reconciles counts the ClusterClass reconciles each mapping asks for.
+	// Reconciles counts the ClusterClass reconciles each mapping causes:
+	// the distinct ClusterClasses an event enqueues.
 	Reconciles = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "runtime_sdk_observed_clusterclass_reconciles_total",
-		Help: "ClusterClass reconcile requests the observed ExtensionConfig events cause, by mapping: scan (Cluster API) or index.",
+		Help: "ClusterClass reconciles the observed ExtensionConfig events cause, by mapping: scan (Cluster API) or index.",
 	}, []string{"mapping"})
+	// ScanEnqueues counts what Cluster API's scan adds to its queue: for an
+	// update, the mapping of the old object and of the new one. The queue
+	// folds an item added twice before a worker takes it into one
+	// reconcile, which is what Reconciles counts.
+	ScanEnqueues = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "runtime_sdk_observed_scan_enqueues_total",
+		Help: "ClusterClass requests Cluster API's scan mapping enqueues for the observed ExtensionConfig events (old and new object of each update).",
+	})
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(Events, Reconciles)
+	ctrlmetrics.Registry.MustRegister(Events, Reconciles, ScanEnqueues)
 }
 
 // Observer watches ExtensionConfigs and accounts for both mappings. Cache
@@ -56,7 +66,8 @@ func (o *Observer) Start(ctx context.Context) error {
 		// reconciles too.
 		defer Events.WithLabelValues(kind).Inc()
 		// Cluster API maps both objects of an update, each with a scan.
-		scan := 0
+		enqueued := 0
+		scan := map[reconcile.Request]struct{}{}
 		for _, ext := range []*runtimev1.ExtensionConfig{old, new} {
 			if ext == nil {
 				continue
@@ -66,16 +77,20 @@ func (o *Observer) Start(ctx context.Context) error {
 				log.Error(err, "scan mapping", "extensionConfig", ext.Name)
 				return
 			}
-			scan += len(requests)
+			enqueued += len(requests)
+			for _, r := range requests {
+				scan[r] = struct{}{}
+			}
 		}
 		index, err := extensionindex.Mapper{Reader: o.Cache}.RequestsForExtensionConfig(ctx, old, new)
 		if err != nil {
 			log.Error(err, "index mapping")
 			return
 		}
-		Reconciles.WithLabelValues(MappingScan).Add(float64(scan))
+		ScanEnqueues.Add(float64(enqueued))
+		Reconciles.WithLabelValues(MappingScan).Add(float64(len(scan)))
 		Reconciles.WithLabelValues(MappingIndex).Add(float64(len(index)))
-		log.V(4).Info("observed", "event", kind, "scan", scan, "index", len(index))
+		log.V(4).Info("observed", "event", kind, "scan", len(scan), "scanEnqueues", enqueued, "index", len(index))
 	}
 	_, err = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
@@ -86,7 +101,9 @@ func (o *Observer) Start(ctx context.Context) error {
 		UpdateFunc: func(oldObj, newObj any) {
 			old, okOld := oldObj.(*runtimev1.ExtensionConfig)
 			new, okNew := newObj.(*runtimev1.ExtensionConfig)
-			if okOld && okNew {
+			// A resync delivers the object unchanged; Cluster API's
+			// ResourceIsChanged predicate drops it before the scan.
+			if okOld && okNew && old.ResourceVersion != new.ResourceVersion {
 				account("update", old, new)
 			}
 		},

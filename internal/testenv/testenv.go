@@ -48,6 +48,9 @@ func Start() (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The template kinds skeleton ClusterClasses reference, which the
+	// ClusterClass controller reads (ownerReferences, contract versions).
+	crds = append(crds, skeleton.TemplateCRDs()...)
 	environment := &envtest.Environment{
 		BinaryAssetsDirectory:    binDir,
 		CRDInstallOptions:        envtest.CRDInstallOptions{CRDs: crds},
@@ -95,14 +98,21 @@ func Run(m *testing.M, env **Env) int {
 }
 
 // Namespace creates a namespace with a generated name and optional labels,
-// for one test's objects. The apiserver alone cannot finish deleting a
-// namespace (that takes kube-controller-manager), so namespaces are not
-// cleaned up; their generated names keep tests apart.
+// for one test's objects, holding the templates ClusterClass references.
+// The apiserver alone cannot finish deleting a namespace (that takes
+// kube-controller-manager), so namespaces are not cleaned up; their
+// generated names keep tests apart.
 func (e *Env) Namespace(t testing.TB, labels map[string]string) string {
 	t.Helper()
+	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-", Labels: labels}}
-	if err := e.Client.Create(context.Background(), ns); err != nil {
+	if err := e.Client.Create(ctx, ns); err != nil {
 		t.Fatalf("create namespace: %v", err)
+	}
+	for _, template := range skeleton.Templates(ns.Name) {
+		if err := e.Client.Create(ctx, template); err != nil {
+			t.Fatalf("create %s %s: %v", template.GetKind(), template.GetName(), err)
+		}
 	}
 	return ns.Name
 }

@@ -32,16 +32,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
-// Condition reasons beside Cluster API's VariablesReady ones.
-const (
-	// VariableDefinitionsConflictReason: a variable is defined differently
-	// by two sources.
-	VariableDefinitionsConflictReason = "VariableDefinitionsConflict"
-	// PausedReason and NotPausedReason explain the Paused condition.
-	PausedReason    = "Paused"
-	NotPausedReason = "NotPaused"
-)
-
 // HookCaller calls one hook handler; *runtimeclient.Client implements it.
 type HookCaller interface {
 	Call(ctx context.Context, config runtimev1.ClientConfig, hook catalog.GroupVersionHook, handlerName string,
@@ -113,18 +103,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}()
 
-	if _, paused := cc.Annotations[clusterv1.PausedAnnotation]; paused {
-		objstatus.SetCondition(cc, clusterv1.PausedCondition, metav1.ConditionTrue, PausedReason, "Reconciliation is paused by the "+clusterv1.PausedAnnotation+" annotation")
+	if objstatus.SetPaused(cc, "ClusterClass") {
 		return ctrl.Result{}, nil
 	}
-	objstatus.SetCondition(cc, clusterv1.PausedCondition, metav1.ConditionFalse, NotPausedReason, "")
+	templatesErr := r.reconcileTemplates(ctx, cc)
 	if err := r.reconcileExtensionsResolved(ctx, cc); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, errors.Join(templatesErr, err)
 	}
-	return r.reconcileVariables(ctx, cc)
+	ready, retry := r.reconcileVariables(ctx, cc)
+	// As Cluster API: the generation counts as observed only when every
+	// part of the reconcile succeeded.
+	if ready && templatesErr == nil {
+		cc.Status.ObservedGeneration = cc.Generation
+	}
+	return ctrl.Result{}, errors.Join(templatesErr, retry)
 }
 
-func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.ClusterClass) (ctrl.Result, error) {
+// reconcileVariables publishes status.variables and sets VariablesReady.
+// It reports whether the variables are ready, and an error when an
+// extension failed and the reconcile is worth retrying.
+func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.ClusterClass) (bool, error) {
 	sources := []variableSource{{from: clusterv1.VariableDefinitionFromInline, variables: cc.Spec.Variables}}
 	var failures []string
 	var retry error
@@ -159,24 +157,32 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 	if len(failures) > 0 {
 		// Keep the last good status.variables: a partial answer would make
 		// Clusters fail validation against variables that still exist.
-		objstatus.SetCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionFalse,
-			clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
-			"Variables not updated, keeping the last known variables: "+strings.Join(failures, "; "))
 		// Extension failures are retried with backoff; a missing or
 		// inadmissible handler waits for the registry or Namespace to change.
-		return ctrl.Result{}, retry
+		setVariablesNotReady(cc, "Variables not updated, keeping the last known variables: "+strings.Join(failures, "; "))
+		return false, retry
 	}
 
 	variables, conflicts := mergeVariables(sources)
 	cc.Status.Variables = variables
 	if len(conflicts) > 0 {
-		objstatus.SetCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionFalse, VariableDefinitionsConflictReason,
-			"Variables defined differently by several sources: "+strings.Join(conflicts, "; "))
-		return ctrl.Result{}, nil
+		// Cluster API publishes the conflicting definitions and reports the
+		// conflict as a failed variable discovery; so do we.
+		setVariablesNotReady(cc, "Variables defined differently by several sources: "+strings.Join(conflicts, "; "))
+		return false, nil
 	}
 	objstatus.SetCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason, "")
-	cc.Status.ObservedGeneration = cc.Generation
-	return ctrl.Result{}, nil
+	objstatus.SetV1Beta1Condition(cc, clusterv1.ClusterClassVariablesReconciledV1Beta1Condition, corev1.ConditionTrue, "", "", "")
+	return true, nil
+}
+
+// setVariablesNotReady sets VariablesReady, and the VariablesReconciled
+// condition v1beta1 clients read, to False with Cluster API's reasons.
+func setVariablesNotReady(cc *clusterv1.ClusterClass, message string) {
+	objstatus.SetCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionFalse,
+		clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason, message)
+	objstatus.SetV1Beta1Condition(cc, clusterv1.ClusterClassVariablesReconciledV1Beta1Condition, corev1.ConditionFalse,
+		clusterv1.VariableDiscoveryFailedV1Beta1Reason, clusterv1.ConditionSeverityError, message)
 }
 
 // callError marks a failure of the extension itself (worth retrying), as
@@ -304,7 +310,7 @@ func mergeVariables(sources []variableSource) ([]clusterv1.ClusterClassStatusVar
 		first := sv.Definitions[0]
 		for _, d := range sv.Definitions[1:] {
 			if ptr.Deref(d.Required, false) != ptr.Deref(first.Required, false) ||
-				!equality.Semantic.DeepEqual(d.Schema, first.Schema) ||
+				!equality.Semantic.DeepEqual(withoutFalseFlags(&d.Schema.OpenAPIV3Schema), withoutFalseFlags(&first.Schema.OpenAPIV3Schema)) ||
 				!equality.Semantic.DeepEqual(d.DeprecatedV1Beta1Metadata, first.DeprecatedV1Beta1Metadata) {
 				conflict = true
 			}
@@ -320,6 +326,35 @@ func mergeVariables(sources []variableSource) ([]clusterv1.ClusterClassStatusVar
 		variables = append(variables, *sv)
 	}
 	return variables, conflicts
+}
+
+// withoutFalseFlags returns a copy of a schema without the boolean flags
+// set to false (uniqueItems, exclusiveMinimum and exclusiveMaximum,
+// x-kubernetes-preserve-unknown-fields, x-kubernetes-int-or-string), at
+// every depth: false says the same as leaving the flag out, so two
+// definitions differing only there do not conflict, as in Cluster API.
+func withoutFalseFlags(in *clusterv1.JSONSchemaProps) *clusterv1.JSONSchemaProps {
+	if in == nil {
+		return nil
+	}
+	out := in.DeepCopy()
+	for _, flag := range []**bool{&out.UniqueItems, &out.ExclusiveMaximum, &out.ExclusiveMinimum, &out.XPreserveUnknownFields, &out.XIntOrString} {
+		if !ptr.Deref(*flag, false) {
+			*flag = nil
+		}
+	}
+	for name, property := range out.Properties {
+		out.Properties[name] = *withoutFalseFlags(&property)
+	}
+	out.AdditionalProperties = withoutFalseFlags(out.AdditionalProperties)
+	out.Items = withoutFalseFlags(out.Items)
+	out.Not = withoutFalseFlags(out.Not)
+	for _, list := range [][]clusterv1.JSONSchemaProps{out.AllOf, out.OneOf, out.AnyOf} {
+		for i := range list {
+			list[i] = *withoutFalseFlags(&list[i])
+		}
+	}
+	return out
 }
 
 // statusOf is the part of a ClusterClass that objstatus.Patch compares.

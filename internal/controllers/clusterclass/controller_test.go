@@ -19,7 +19,6 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
@@ -216,7 +215,7 @@ func TestReconcile_FlagsConflictingDefinitions(t *testing.T) {
 	}
 	create(t, newClusterClass(ns, "cc", config, inline))
 
-	cc := waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterclass.VariableDefinitionsConflictReason, `"region" (from inline, external)`)
+	cc := waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason, `"region" (from inline, external)`)
 	if len(cc.Status.Variables) != 1 || !ptr.Deref(cc.Status.Variables[0].DefinitionsConflict, false) {
 		t.Errorf("status.variables = %+v, want region flagged as conflicting", cc.Status.Variables)
 	}

@@ -34,9 +34,6 @@ const (
 	CAInjectionFailedReason = "CAInjectionFailed"
 	// InvalidNamespaceSelectorReason: spec.namespaceSelector does not parse.
 	InvalidNamespaceSelectorReason = "InvalidNamespaceSelector"
-	// PausedReason and NotPausedReason explain the Paused condition.
-	PausedReason    = "Paused"
-	NotPausedReason = "NotPaused"
 )
 
 // caSecretIndex indexes ExtensionConfigs by the "<namespace>/<name>" of the
@@ -146,20 +143,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}()
 
-	if paused(ext) {
-		objstatus.SetCondition(ext, clusterv1.PausedCondition, metav1.ConditionTrue, PausedReason, "Reconciliation is paused by the "+clusterv1.PausedAnnotation+" annotation")
+	if objstatus.SetPaused(ext, "ExtensionConfig") {
 		return ctrl.Result{}, nil
 	}
-	objstatus.SetCondition(ext, clusterv1.PausedCondition, metav1.ConditionFalse, NotPausedReason, "")
 
 	if err := r.reconcileCABundle(ctx, ext); err != nil {
-		objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse, CAInjectionFailedReason, err.Error())
+		setNotDiscovered(ext, CAInjectionFailedReason, err.Error())
 		// The Secret watch brings us back when the Secret appears or changes.
 		return ctrl.Result{}, nil
 	}
 	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
-		objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse, InvalidNamespaceSelectorReason,
-			"spec.namespaceSelector is invalid: "+err.Error())
+		setNotDiscovered(ext, InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
 		// Only a spec change can fix it, and that triggers a reconcile.
 		return ctrl.Result{}, nil
 	}
@@ -213,8 +207,7 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	if err != nil {
 		// Keep status.handlers and the registration: the last good answer
 		// is still the best one we have, and the condition says it is stale.
-		objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse,
-			runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
+		setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
 		return ctrl.Result{}, fmt.Errorf("discover %s: %w", ext.Name, err)
 	}
 	// Status records each handler under its full name, as Cluster API does:
@@ -226,11 +219,11 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	changed, skipped, err := r.Registry.Register(ext)
 	logSkipped(log, ext.Name, skipped)
 	if err != nil {
-		objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse,
-			runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
+		setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
 		return ctrl.Result{}, err
 	}
 	objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionTrue, runtimev1.ExtensionConfigDiscoveredReason, "")
+	objstatus.SetV1Beta1Condition(ext, runtimev1.RuntimeExtensionDiscoveredV1Beta1Condition, corev1.ConditionTrue, "", "", "")
 	log.V(4).Info("discovered", "handlers", len(handlers), "changedHandlers", changed)
 	interval := r.RediscoveryInterval
 	if interval <= 0 {
@@ -248,9 +241,17 @@ func logSkipped(log logr.Logger, extensionConfig string, skipped []extensioninde
 	}
 }
 
-func paused(ext *runtimev1.ExtensionConfig) bool {
-	_, ok := ext.Annotations[clusterv1.PausedAnnotation]
-	return ok
+// setNotDiscovered sets Discovered to False, and the Discovered condition
+// v1beta1 clients read with Cluster API's DiscoveryFailed reason (our own
+// reason where Cluster API has no such failure).
+func setNotDiscovered(ext *runtimev1.ExtensionConfig, reason, message string) {
+	objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse, reason, message)
+	v1beta1Reason := reason
+	if reason == runtimev1.ExtensionConfigNotDiscoveredReason {
+		v1beta1Reason = runtimev1.DiscoveryFailedV1Beta1Reason
+	}
+	objstatus.SetV1Beta1Condition(ext, runtimev1.RuntimeExtensionDiscoveredV1Beta1Condition, corev1.ConditionFalse,
+		v1beta1Reason, clusterv1.ConditionSeverityError, message)
 }
 
 // statusOf is the part of an ExtensionConfig that objstatus.Patch compares.

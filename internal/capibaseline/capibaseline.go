@@ -1,0 +1,181 @@
+package capibaseline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+)
+
+// Names of what `make capi-baseline` builds into the tool directory.
+const (
+	// Binary is Cluster API's core manager.
+	Binary = "capi-baseline"
+	// CRDDir holds the core CRDs of the same module.
+	CRDDir = "capi-baseline-crds"
+)
+
+// ErrMissing is returned when `make capi-baseline` has not run.
+var ErrMissing = errors.New("bin/capi-baseline is missing: build it with `make capi-baseline`")
+
+// Check returns ErrMissing (wrapped, naming the path) when the binary or its
+// CRDs are not in binDir.
+func Check(binDir string) error {
+	for _, name := range []string{Binary, CRDDir} {
+		if _, err := os.Stat(filepath.Join(binDir, name)); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w (looked for %s)", ErrMissing, filepath.Join(binDir, name))
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CRDs returns Cluster API's core CRDs (Cluster, Machine, ClusterClass,
+// ExtensionConfig and the rest), in file name order.
+func CRDs(binDir string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	dir := filepath.Join(binDir, CRDDir)
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w (no CRDs in %s)", ErrMissing, dir)
+	}
+	sort.Strings(files)
+	crds := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(files))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.Unmarshal(data, crd); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", f, err)
+		}
+		crds = append(crds, crd)
+	}
+	return crds, nil
+}
+
+// Options start Cluster API's manager.
+type Options struct {
+	// BinDir holds bin/capi-baseline.
+	BinDir string
+	// Kubeconfig names the control plane.
+	Kubeconfig string
+	// LogPath receives its output.
+	LogPath string
+	// Args are extra flags, after ours (a later flag wins).
+	Args []string
+}
+
+// Manager is a running Cluster API core manager.
+type Manager struct {
+	*managerprocess.Process
+	certDir string
+}
+
+// Start runs the manager and waits until it is ready (its webhook server
+// started; nothing registers the webhooks with the apiserver, so fixtures
+// set explicitly what they would default). Cluster API's warm-up re-runs
+// Discovery of every ExtensionConfig and exits the process after 60 s when
+// an extension is down, which Exited reports.
+func Start(ctx context.Context, opts Options) (*Manager, error) {
+	if err := Check(opts.BinDir); err != nil {
+		return nil, err
+	}
+	certDir, err := webhookCertDir()
+	if err != nil {
+		return nil, err
+	}
+	ports := make([]int, 3)
+	for i := range ports {
+		if ports[i], err = managerprocess.FreePort(); err != nil {
+			os.RemoveAll(certDir)
+			return nil, err
+		}
+	}
+	webhook, diagnostics, health := ports[0], ports[1], ports[2]
+	args := append([]string{
+		"--kubeconfig=" + opts.Kubeconfig,
+		"--feature-gates=ClusterTopology=true,RuntimeSDK=true",
+		// Its default 9443 is also the sample extension's port.
+		"--webhook-port=" + strconv.Itoa(webhook),
+		"--webhook-cert-dir=" + certDir,
+		"--insecure-diagnostics",
+		"--diagnostics-address=127.0.0.1:" + strconv.Itoa(diagnostics),
+		"--health-addr=127.0.0.1:" + strconv.Itoa(health),
+	}, opts.Args...)
+	p, err := managerprocess.Start(ctx, managerprocess.Options{
+		Binary:       filepath.Join(opts.BinDir, Binary),
+		Args:         args,
+		LogPath:      opts.LogPath,
+		MetricsURL:   "http://127.0.0.1:" + strconv.Itoa(diagnostics) + "/metrics",
+		ReadyURL:     "http://127.0.0.1:" + strconv.Itoa(health) + "/readyz",
+		ReadyTimeout: 2 * time.Minute,
+	})
+	if err != nil {
+		os.RemoveAll(certDir)
+		return nil, err
+	}
+	return &Manager{Process: p, certDir: certDir}, nil
+}
+
+// Stop stops the manager and removes its webhook certificate.
+func (m *Manager) Stop() {
+	m.Process.Stop()
+	os.RemoveAll(m.certDir)
+}
+
+// webhookCertDir writes a throw-away serving certificate where the webhook
+// server looks for tls.crt and tls.key.
+func webhookCertDir() (string, error) {
+	_, certPEM, keyPEM, err := sampleextension.SelfSignedCertificate([]string{"127.0.0.1", "localhost"}, 24*time.Hour)
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "capi-baseline-webhook-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), certPEM, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+// Require returns the tool directory when bin/capi-baseline is there. When
+// it is not, the test is skipped if run by hand, and fails under CI
+// (CI=true), where `make test` must have built it.
+func Require(t testing.TB) string {
+	t.Helper()
+	binDir, err := toolbin.Dir()
+	if err == nil {
+		err = Check(binDir)
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true: %v", err)
+		}
+		t.Skipf("%v", err)
+	}
+	return binDir
+}

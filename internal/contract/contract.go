@@ -1,0 +1,49 @@
+package contract
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gobuffalo/flect"
+	"k8s.io/apimachinery/pkg/version"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// Versions are the contract versions whose labels name API versions a
+// v1beta2 ClusterClass may reference, newest first: v1beta2 providers, and
+// v1beta1 ones while that contract is still supported.
+var Versions = []string{"v1beta2", "v1beta1"}
+
+// Label is the CRD label listing, "_"-separated, the API versions of a
+// kind that implement contract.
+func Label(contract string) string { return clusterv1.GroupVersion.Group + "/" + contract }
+
+// CRDName is the name of the CRD serving group and kind, as Cluster API
+// derives it: the lower-case plural of the kind, a dot, the group.
+func CRDName(group, kind string) string {
+	return Plural(kind) + "." + group
+}
+
+// Plural is the lower-case plural Cluster API expects as a CRD's plural.
+func Plural(kind string) string { return flect.Pluralize(strings.ToLower(kind)) }
+
+// LatestAPIVersion picks, from a template CRD's labels, the newest API
+// version of the newest contract it implements.
+func LatestAPIVersion(labels map[string]string, crdName string) (string, error) {
+	for _, c := range Versions {
+		listed := labels[Label(c)]
+		if listed == "" {
+			continue
+		}
+		versions := strings.Split(listed, "_")
+		sort.Slice(versions, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(versions[i], versions[j]) < 0 })
+		return versions[len(versions)-1], nil
+	}
+	labels0 := make([]string, 0, len(Versions))
+	for _, c := range Versions {
+		labels0 = append(labels0, Label(c))
+	}
+	return "", fmt.Errorf("CustomResourceDefinition %s has none of the labels %s naming the API versions of a supported contract",
+		crdName, strings.Join(labels0, ", "))
+}

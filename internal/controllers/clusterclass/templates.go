@@ -1,0 +1,161 @@
+package clusterclass
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/contract"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
+)
+
+// Templates are owned by the ClusterClasses that reference them, so that
+// `clusterctl move` carries them along and garbage collection deletes them
+// with their last ClusterClass, as Cluster API's own controller does.
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io;controlplane.cluster.x-k8s.io,resources=*,verbs=get;patch
+// The contract label on a template's CRD names its newest API version.
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+
+// templateRefs returns every template a ClusterClass references, once each,
+// in the order Cluster API visits them.
+func templateRefs(cc *clusterv1.ClusterClass) []*corev1.ObjectReference {
+	refs := []clusterv1.ClusterClassTemplateReference{
+		cc.Spec.Infrastructure.TemplateRef,
+		cc.Spec.ControlPlane.TemplateRef,
+		cc.Spec.ControlPlane.MachineInfrastructure.TemplateRef,
+	}
+	for _, md := range cc.Spec.Workers.MachineDeployments {
+		refs = append(refs, md.Bootstrap.TemplateRef, md.Infrastructure.TemplateRef)
+	}
+	for _, mp := range cc.Spec.Workers.MachinePools {
+		refs = append(refs, mp.Bootstrap.TemplateRef, mp.Infrastructure.TemplateRef)
+	}
+	seen := map[corev1.ObjectReference]bool{}
+	var out []*corev1.ObjectReference
+	for _, r := range refs {
+		if !r.IsDefined() {
+			continue
+		}
+		ref := r.ToObjectReference(cc.Namespace)
+		if seen[*ref] {
+			continue
+		}
+		seen[*ref] = true
+		out = append(out, ref)
+	}
+	return out
+}
+
+// reconcileTemplates makes the ClusterClass an owner of every template it
+// references and sets RefVersionsUpToDate: whether each reference names the
+// newest API version its CRD's contract label lists. A template or CRD that
+// cannot be read makes the condition Unknown and the reconcile fail, so it
+// is retried with backoff until it appears (nothing watches templates).
+func (r *Reconciler) reconcileTemplates(ctx context.Context, cc *clusterv1.ClusterClass) error {
+	var problems []error
+	var outdated []string
+	for _, ref := range templateRefs(cc) {
+		if err := r.ensureOwned(ctx, cc, ref); err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		latest, err := r.latestAPIVersion(ctx, ref.GroupVersionKind().GroupKind())
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		if current := ref.GroupVersionKind().Version; current != latest {
+			outdated = append(outdated, fmt.Sprintf("* %s %s: current: %s, latest: %s", ref.Kind, ref.Name, current, latest))
+		}
+	}
+	switch {
+	case len(problems) > 0:
+		err := errors.Join(problems...)
+		message := "Templates could not be checked: " + strings.ReplaceAll(err.Error(), "\n", "; ")
+		objstatus.SetCondition(cc, clusterv1.ClusterClassRefVersionsUpToDateCondition, metav1.ConditionUnknown,
+			clusterv1.ClusterClassRefVersionsUpToDateInternalErrorReason, message)
+		objstatus.SetV1Beta1Condition(cc, clusterv1.ClusterClassRefVersionsUpToDateV1Beta1Condition, corev1.ConditionUnknown,
+			clusterv1.ClusterClassRefVersionsUpToDateInternalErrorV1Beta1Reason, "", message)
+		return err
+	case len(outdated) > 0:
+		message := strings.Join(append([]string{"The following templateRefs are not using the latest apiVersion:"}, outdated...), "\n")
+		objstatus.SetCondition(cc, clusterv1.ClusterClassRefVersionsUpToDateCondition, metav1.ConditionFalse,
+			clusterv1.ClusterClassRefVersionsNotUpToDateReason, message)
+		objstatus.SetV1Beta1Condition(cc, clusterv1.ClusterClassRefVersionsUpToDateV1Beta1Condition, corev1.ConditionFalse,
+			clusterv1.ClusterClassOutdatedRefVersionsV1Beta1Reason, clusterv1.ConditionSeverityWarning, message)
+	default:
+		objstatus.SetCondition(cc, clusterv1.ClusterClassRefVersionsUpToDateCondition, metav1.ConditionTrue,
+			clusterv1.ClusterClassRefVersionsUpToDateReason, "")
+		objstatus.SetV1Beta1Condition(cc, clusterv1.ClusterClassRefVersionsUpToDateV1Beta1Condition, corev1.ConditionTrue, "", "", "")
+	}
+	return nil
+}
+
+// ensureOwned adds the ClusterClass to a template's ownerReferences (never
+// as controller). The patch carries the resourceVersion read: ClusterClasses
+// sharing a template add themselves concurrently, and a merge patch of the
+// list without it would drop another's entry.
+func (r *Reconciler) ensureOwned(ctx context.Context, cc *clusterv1.ClusterClass, ref *corev1.ObjectReference) error {
+	desired := metav1.OwnerReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "ClusterClass", Name: cc.Name, UID: cc.UID}
+	where := fmt.Sprintf("%s %s/%s (%s)", ref.Kind, ref.Namespace, ref.Name, ref.APIVersion)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		template := &unstructured.Unstructured{}
+		template.SetGroupVersionKind(ref.GroupVersionKind())
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, template); err != nil {
+			if apierrors.IsNotFound(err) {
+				return fmt.Errorf("template %s does not exist", where)
+			}
+			return fmt.Errorf("read template %s: %w", where, err)
+		}
+		if hasOwner(template.GetOwnerReferences(), desired) {
+			return nil
+		}
+		before := template.DeepCopy()
+		if err := controllerutil.SetOwnerReference(cc, template, r.Client.Scheme()); err != nil {
+			return fmt.Errorf("set owner of template %s: %w", where, err)
+		}
+		err := r.Client.Patch(ctx, template, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+		if err != nil && !apierrors.IsConflict(err) {
+			return fmt.Errorf("set owner of template %s: %w", where, err)
+		}
+		return err
+	})
+}
+
+func hasOwner(refs []metav1.OwnerReference, want metav1.OwnerReference) bool {
+	for _, r := range refs {
+		if r.APIVersion == want.APIVersion && r.Kind == want.Kind && r.Name == want.Name && r.UID == want.UID &&
+			ptr.Deref(r.Controller, false) == ptr.Deref(want.Controller, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// latestAPIVersion returns the newest API version the CRD of gk lists in
+// its contract label, reading the CRD's metadata from the cache.
+func (r *Reconciler) latestAPIVersion(ctx context.Context, gk schema.GroupKind) (string, error) {
+	crd := &metav1.PartialObjectMetadata{}
+	crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+	name := contract.CRDName(gk.Group, gk.Kind)
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", fmt.Errorf("CustomResourceDefinition %s of %s does not exist", name, gk)
+		}
+		return "", fmt.Errorf("read CustomResourceDefinition %s: %w", name, err)
+	}
+	return contract.LatestAPIVersion(crd.Labels, name)
+}

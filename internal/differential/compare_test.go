@@ -1,0 +1,49 @@
+package differential
+
+import (
+	"regexp"
+	"testing"
+)
+
+func TestCompare_SortsDifferencesIntoUnexplainedAllowedAndWording(t *testing.T) {
+	baseline := Snapshot{
+		"CC .status.conditions (order)":                 "RefVersionsUpToDate,VariablesReady,Paused",
+		"CC .status.conditions[VariablesReady].reason":  "VariableDiscoveryFailed",
+		"CC .status.conditions[VariablesReady].message": "theirs",
+		"T .metadata.ownerReferences":                   `["a"]`,
+		"U .metadata.ownerReferences":                   `["a","b"]`,
+		"CC .status.observedGeneration":                 "current",
+	}
+	ours := Snapshot{
+		"CC .status.conditions (order)":                    "ExtensionsResolved,RefVersionsUpToDate,VariablesReady,Paused",
+		"CC .status.conditions[ExtensionsResolved].reason": "ExtensionsResolved",
+		"CC .status.conditions[VariablesReady].reason":     "VariableDiscoveryFailed",
+		"CC .status.conditions[VariablesReady].message":    "ours",
+		"T .metadata.ownerReferences":                      `["a","b"]`,
+		"U .metadata.ownerReferences":                      `["a"]`,
+	}
+	allow := []Allowance{
+		{OursOnlyCondition: "ExtensionsResolved", Reason: "ours only"},
+		{Path: regexp.MustCompile(`ownerReferences$`), Holds: Superset, Reason: "lost updates"},
+	}
+	c := Compare(baseline, ours, allow)
+	paths := func(ds []Difference) []string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.Path)
+		}
+		return out
+	}
+	if got := paths(c.Unexplained); len(got) != 2 || got[0] != "CC .status.observedGeneration" || got[1] != "U .metadata.ownerReferences" {
+		t.Errorf("unexplained = %v, want observedGeneration absent on our side and U missing an owner", got)
+	}
+	if c.Unexplained[0].Ours != absent {
+		t.Errorf("a field we did not write reads %q, want %q", c.Unexplained[0].Ours, absent)
+	}
+	if got := paths(c.Allowed); len(got) != 1 || got[0] != "T .metadata.ownerReferences" || c.Allowed[0].Reason != "lost updates" {
+		t.Errorf("allowed = %+v", c.Allowed)
+	}
+	if got := paths(c.Messages); len(got) != 1 || got[0] != "CC .status.conditions[VariablesReady].message" {
+		t.Errorf("messages = %v", got)
+	}
+}

@@ -1,0 +1,270 @@
+package differential
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+)
+
+// binary is our controller, built once for the package.
+var binary string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "differential-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binary = filepath.Join(dir, "runtime-sdk-controller")
+	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/runtime-sdk-controller").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the controller: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// settleTimeout bounds how long either manager may take to write status.
+const settleTimeout = 3 * time.Minute
+
+// AllowList is every difference we keep on purpose, with the reason.
+var AllowList = []Allowance{
+	{OursOnlyCondition: "ExtensionsResolved",
+		Reason: "ours only: names every referenced handler (generate, validate or discover) that is not registered, serves the wrong hook or does not admit the namespace"},
+	{Path: regexp.MustCompile(`^Template .* \.metadata\.ownerReferences$`), Holds: Superset,
+		Reason: "Cluster API adds itself to a template's ownerReferences with a merge patch of the whole list and no resourceVersion, " +
+			"so ClusterClasses sharing a template that reconcile at once can drop each other's entry until its next resync; " +
+			"we patch with optimistic locking, so ours may hold an entry Cluster API's run lost, never fewer"},
+}
+
+// testExtensions are the fixture's two extensions, each answering its
+// config's variables.
+type testExtensions struct {
+	all, teamA             Endpoint
+	allServer, teamAServer *sampleextension.Server
+}
+
+func extensions(t *testing.T) *testExtensions {
+	t.Helper()
+	vars := Variables()
+	start := func(config string) (Endpoint, *sampleextension.Server) {
+		s := sampleextension.New(sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
+			sampleextension.DiscoverVariablesHandler: vars[config],
+		}})
+		url, ca, stop, err := sampleextension.StartTLS(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		return Endpoint{URL: url, CA: ca}, s
+	}
+	e := &testExtensions{}
+	e.all, e.allServer = start(ConfigAll)
+	e.teamA, e.teamAServer = start(ConfigTeamA)
+	return e
+}
+
+// fixture builds the fixture on these extensions.
+func (e *testExtensions) fixture(healthy bool) *Fixture {
+	return NewFixture(Options{All: e.all, TeamA: e.teamA, Healthy: healthy})
+}
+
+// failDiscovery makes every Discovery call to both extensions fail, or
+// lifts that; their other hooks keep answering.
+func (e *testExtensions) failDiscovery(fail bool) {
+	for _, s := range []*sampleextension.Server{e.allServer, e.teamAServer} {
+		if fail {
+			s.SetFaults("Discovery", sampleextension.Faults{ErrorRate: 1})
+		} else {
+			s.ResetFaults()
+		}
+	}
+}
+
+func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
+	binDir := capibaseline.Require(t)
+	ctx := context.Background()
+	f := extensions(t).fixture(false)
+
+	// Cluster API's manager starts before the fixture exists: its warm-up
+	// would exit the process after 60 s on the unreachable extension.
+	baseline := runUnder(t, ctx, f, "baseline", func(c *Cluster) (Manager, error) {
+		return c.StartBaseline(ctx, binDir, "capi")
+	})
+	ours := runUnder(t, ctx, f, "ours", func(c *Cluster) (Manager, error) {
+		return c.StartOurs(ctx, binary, "ours")
+	})
+	report(t, Compare(baseline, ours, AllowList))
+}
+
+// runUnder runs the fixture under one manager on a fresh control plane and
+// returns what it wrote.
+func runUnder(t *testing.T, ctx context.Context, f *Fixture, name string, start func(*Cluster) (Manager, error)) Snapshot {
+	t.Helper()
+	c := freshCluster(t, ctx, f, name)
+	m := startManager(t, c, start)
+	defer m.Stop()
+	if err := f.Create(ctx, c.Client); err != nil {
+		t.Fatal(err)
+	}
+	return settle(t, ctx, c, f, m)
+}
+
+// freshCluster starts a control plane for one run, stopped when the test ends.
+func freshCluster(t *testing.T, ctx context.Context, f *Fixture, name string) *Cluster {
+	t.Helper()
+	c, err := StartCluster(ctx, filepath.Join(t.TempDir(), name), capibaseline.Require(t), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	return c
+}
+
+func startManager(t *testing.T, c *Cluster, start func(*Cluster) (Manager, error)) Manager {
+	t.Helper()
+	m, err := start(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Stop)
+	return m
+}
+
+func settle(t *testing.T, ctx context.Context, c *Cluster, f *Fixture, m Manager) Snapshot {
+	t.Helper()
+	s, err := c.Settle(ctx, f, m, settleTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func report(t *testing.T, c Comparison) {
+	t.Helper()
+	for _, d := range c.Allowed {
+		t.Logf("allowed: %s\n  Cluster API: %s\n  ours:        %s\n  because: %s", d.Path, d.Baseline, d.Ours, d.Reason)
+	}
+	for _, d := range c.Messages {
+		t.Logf("message wording: %s\n  Cluster API: %s\n  ours:        %s", d.Path, d.Baseline, d.Ours)
+	}
+	for _, d := range c.Unexplained {
+		t.Errorf("differs: %s\n  Cluster API: %s\n  ours:        %s", d.Path, d.Baseline, d.Ours)
+	}
+}
+
+// clusterClassesOnly keeps what a ClusterClass controller writes:
+// ClusterClass status and template ownerReferences.
+func clusterClassesOnly(s Snapshot) Snapshot {
+	out := Snapshot{}
+	for p, v := range s {
+		if strings.HasPrefix(p, "ClusterClass ") || strings.HasPrefix(p, "Template ") {
+			out[p] = v
+		}
+	}
+	return out
+}
+
+// Cluster API's controllers write status and stop; ours starts on the same
+// objects while no extension answers Discovery. It must register every
+// handler from what Cluster API recorded, under its real name, and
+// reconcile every ClusterClass to the status Cluster API wrote.
+func TestHandOver_FromClusterAPI_WarmsUpFromItsStatusWithoutDiscovery(t *testing.T) {
+	binDir := capibaseline.Require(t)
+	ctx := context.Background()
+	e := extensions(t)
+	f := e.fixture(false)
+	c := freshCluster(t, ctx, f, "handover-from-capi")
+
+	capi := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartBaseline(ctx, binDir, "capi") })
+	if err := f.Create(ctx, c.Client); err != nil {
+		t.Fatal(err)
+	}
+	written := settle(t, ctx, c, f, capi)
+	capi.Stop()
+
+	e.failDiscovery(true)
+	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "ours") })
+	// Two configs discovered by Cluster API, three handlers each.
+	testsync.Eventually(t, time.Minute, "every recorded handler registered and every ClusterClass reconciled", func() (bool, string) {
+		metrics, err := ours.Scrape(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		handlers := metrics.Sum("runtime_sdk_registered_handlers", nil)
+		reconciles := metrics.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"})
+		return handlers == 6 && reconciles >= float64(len(f.ClusterClasses)),
+			fmt.Sprintf("%v handlers registered, %v ClusterClass reconciles", handlers, reconciles)
+	})
+	after := settle(t, ctx, c, f, ours)
+	report(t, Compare(clusterClassesOnly(written), clusterClassesOnly(after), AllowList))
+	for _, config := range []string{ConfigAll, ConfigTeamA} {
+		path := "ExtensionConfig " + config + " .status.handlers"
+		if written[path] != after[path] {
+			t.Errorf("%s changed under a failing Discovery:\n  Cluster API: %s\n  ours:        %s", path, written[path], after[path])
+		}
+	}
+}
+
+// Ours writes status and stops; Cluster API's manager takes over on a
+// fixture whose extensions all answer (its warm-up re-runs Discovery). It
+// must reconcile without error and change nothing beyond the allow-list.
+func TestHandOver_ToClusterAPI_ReconcilesWithoutErrorOrChange(t *testing.T) {
+	binDir := capibaseline.Require(t)
+	ctx := context.Background()
+	e := extensions(t)
+	f := e.fixture(true)
+	c := freshCluster(t, ctx, f, "handover-to-capi")
+
+	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "ours") })
+	if err := f.Create(ctx, c.Client); err != nil {
+		t.Fatal(err)
+	}
+	written := settle(t, ctx, c, f, ours)
+	ours.Stop()
+	// Kubeadm control plane reads ExtensionConfigs and requires this.
+	for _, ext := range f.ExtensionConfigs {
+		prefix := "ExtensionConfig " + ext.Name + " .status.conditions[Discovered]"
+		if written[prefix+".status"] != "True" || written[prefix+".observedGeneration"] != "current" {
+			t.Errorf("%s: status %s, observedGeneration %s; want True at the current generation",
+				prefix, written[prefix+".status"], written[prefix+".observedGeneration"])
+		}
+	}
+
+	capi := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartBaseline(ctx, binDir, "capi") })
+	testsync.Eventually(t, time.Minute, "Cluster API reconciled every object", func() (bool, string) {
+		ccTotal, _, err := ReconcileCounts(ctx, capi, "clusterclass")
+		if err != nil {
+			return false, err.Error()
+		}
+		extTotal, _, err := ReconcileCounts(ctx, capi, "extensionconfig")
+		if err != nil {
+			return false, err.Error()
+		}
+		return ccTotal >= int64(len(f.ClusterClasses)) && extTotal >= int64(len(f.ExtensionConfigs)),
+			fmt.Sprintf("%d ClusterClass and %d ExtensionConfig reconciles", ccTotal, extTotal)
+	})
+	after := settle(t, ctx, c, f, capi)
+	report(t, Compare(written, after, AllowList))
+	for _, controller := range []string{"clusterclass", "extensionconfig"} {
+		if _, errs, err := ReconcileCounts(ctx, capi, controller); err != nil || errs != 0 {
+			t.Errorf("Cluster API's %s controller: %d reconcile errors (%v); see %s", controller, errs, err, capi.LogPath())
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package differential
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+)
+
+// Endpoint is where an extension answers and the CA it is trusted with.
+type Endpoint struct {
+	URL string
+	CA  []byte
+}
+
+// Names of the fixture's ExtensionConfigs.
+const (
+	// ConfigAll admits every namespace (an explicit empty selector, which
+	// Cluster API's defaulting webhook would have written).
+	ConfigAll = "ext-all"
+	// ConfigTeamA admits namespaces labelled team=a only.
+	ConfigTeamA = "ext-team-a"
+	// ConfigDown points at an address where nothing answers.
+	ConfigDown = "ext-down"
+)
+
+// Namespaces of the fixture.
+const (
+	NamespaceA     = "team-a" // team=a: admitted by every config
+	NamespaceB     = "team-b" // team=b: not admitted by ext-team-a
+	NamespaceOther = "other"  // no labels
+)
+
+// templateKinds are the fixture's template CRDs.
+var templateKinds = []skeleton.TemplateKind{
+	skeleton.InfrastructureCluster,
+	{Group: "infrastructure.cluster.x-k8s.io", Kind: "GenericInfrastructureMachineTemplate", Versions: []string{"v1beta2"}, Contract: "v1beta2"},
+	skeleton.ControlPlane,
+	{Group: "bootstrap.cluster.x-k8s.io", Kind: "GenericBootstrapConfigTemplate", Versions: []string{"v1beta2"}, Contract: "v1beta2"},
+	// Serves an older version too: a ClusterClass still naming v1beta1 is
+	// not on the latest apiVersion of the contract.
+	{Group: "infrastructure.cluster.x-k8s.io", Kind: "LegacyInfrastructureClusterTemplate", Versions: []string{"v1beta1", "v1beta2"}, Contract: "v1beta1_v1beta2"},
+}
+
+// Fixture is every object of one differential run.
+type Fixture struct {
+	CRDs             []*apiextensionsv1.CustomResourceDefinition
+	Namespaces       []*corev1.Namespace
+	Templates        []*unstructured.Unstructured
+	ExtensionConfigs []*runtimev1.ExtensionConfig
+	ClusterClasses   []*clusterv1.ClusterClass
+}
+
+// Options choose what the fixture holds.
+type Options struct {
+	// All and TeamA are the extensions behind ext-all and ext-team-a.
+	All, TeamA Endpoint
+	// Healthy leaves out everything that makes a reconcile fail (the
+	// unreachable config, conflicts, missing handlers and templates, a
+	// namespace not admitted), for a manager that must reconcile without
+	// error.
+	Healthy bool
+}
+
+// Variables the fixture's extensions return, by ExtensionConfig.
+func Variables() map[string][]clusterv1.ClusterClassVariable {
+	return map[string][]clusterv1.ClusterClassVariable{
+		ConfigAll: {
+			variable("region", true, clusterv1.JSONSchemaProps{Type: "string", Default: jsonValue(`"eu-1"`), Enum: jsonValues(`"eu-1"`, `"us-1"`)}),
+			variable("replicas", false, clusterv1.JSONSchemaProps{Type: "integer", Minimum: ptr.To[int64](1)}),
+			// uniqueItems: false is no constraint: Cluster API sees the same
+			// definition as one that leaves it out.
+			variable("tags", false, clusterv1.JSONSchemaProps{Type: "array", UniqueItems: ptr.To(false), Items: &clusterv1.JSONSchemaProps{Type: "string"}}),
+		},
+		ConfigTeamA: {
+			variable("region", true, clusterv1.JSONSchemaProps{Type: "string", Default: jsonValue(`"eu-1"`), Enum: jsonValues(`"eu-1"`, `"us-1"`)}),
+			variable("tags", false, clusterv1.JSONSchemaProps{Type: "array", Items: &clusterv1.JSONSchemaProps{Type: "string"}}),
+			variable("zone", false, clusterv1.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](16)}),
+		},
+	}
+}
+
+func variable(name string, required bool, schema clusterv1.JSONSchemaProps) clusterv1.ClusterClassVariable {
+	return clusterv1.ClusterClassVariable{Name: name, Required: ptr.To(required), Schema: clusterv1.VariableSchema{OpenAPIV3Schema: schema}}
+}
+
+func jsonValue(raw string) *apiextensionsv1.JSON { return &apiextensionsv1.JSON{Raw: []byte(raw)} }
+
+func jsonValues(raw ...string) []apiextensionsv1.JSON {
+	out := make([]apiextensionsv1.JSON, 0, len(raw))
+	for _, r := range raw {
+		out = append(out, *jsonValue(r))
+	}
+	return out
+}
+
+// NewFixture builds the fixture's objects.
+func NewFixture(o Options) *Fixture {
+	f := &Fixture{}
+	for _, k := range templateKinds {
+		f.CRDs = append(f.CRDs, skeleton.CRD(k))
+	}
+	f.Namespaces = []*corev1.Namespace{
+		{ObjectMeta: metav1.ObjectMeta{Name: NamespaceA, Labels: map[string]string{"team": "a"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: NamespaceB, Labels: map[string]string{"team": "b"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: NamespaceOther}},
+	}
+	for _, ns := range f.Namespaces {
+		for _, k := range templateKinds {
+			f.Templates = append(f.Templates, skeleton.Template(ns.Name, k, "default"))
+		}
+	}
+
+	f.ExtensionConfigs = []*runtimev1.ExtensionConfig{
+		extensionConfig(ConfigAll, o.All, &metav1.LabelSelector{}),
+		extensionConfig(ConfigTeamA, o.TeamA, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}),
+	}
+	if !o.Healthy {
+		f.ExtensionConfigs = append(f.ExtensionConfigs, extensionConfig(ConfigDown, Endpoint{URL: "https://127.0.0.1:1", CA: o.All.CA}, &metav1.LabelSelector{}))
+	}
+
+	inline := []clusterv1.ClusterClassVariable{
+		variable("cidr", true, clusterv1.JSONSchemaProps{Type: "string", Format: "cidr"}),
+	}
+	discover := func(config string) clusterv1.ClusterClassPatch {
+		return clusterv1.ClusterClassPatch{Name: "patch-" + config, External: &clusterv1.ExternalPatchDefinition{
+			GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, config),
+			DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config),
+		}}
+	}
+	add := func(namespace, name string, vars []clusterv1.ClusterClassVariable, patches ...clusterv1.ClusterClassPatch) *clusterv1.ClusterClass {
+		cc := clusterClass(namespace, name, "default")
+		cc.Spec.Variables = vars
+		cc.Spec.Patches = patches
+		f.ClusterClasses = append(f.ClusterClasses, cc)
+		return cc
+	}
+	add(NamespaceA, "inline-only", inline)
+	add(NamespaceA, "discovered", inline, discover(ConfigAll))
+	add(NamespaceA, "two-extensions", nil, discover(ConfigAll), discover(ConfigTeamA))
+	add(NamespaceB, "discovered", inline, discover(ConfigAll))
+	if o.Healthy {
+		return f
+	}
+	// replicas is an integer to ext-all: the same name as a string conflicts.
+	add(NamespaceA, "conflict", []clusterv1.ClusterClassVariable{
+		variable("replicas", false, clusterv1.JSONSchemaProps{Type: "string"}),
+	}, discover(ConfigAll))
+	add(NamespaceB, "not-admitted", inline, discover(ConfigTeamA))
+	add(NamespaceOther, "extension-down", inline, discover(ConfigDown))
+	add(NamespaceOther, "handler-missing", inline, clusterv1.ClusterClassPatch{Name: "missing", External: &clusterv1.ExternalPatchDefinition{
+		DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, "no-such-config"),
+	}})
+	outdated := add(NamespaceB, "outdated-ref", inline)
+	outdated.Spec.Infrastructure.TemplateRef = templateKinds[4].Ref("v1beta1", "default")
+	missing := add(NamespaceB, "template-missing", inline)
+	missing.Spec.ControlPlane.TemplateRef.Name = "no-such-template"
+	paused := add(NamespaceA, "paused", inline, discover(ConfigAll))
+	paused.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
+	return f
+}
+
+// Create creates every object, CRDs first, waiting for them to be served.
+// Objects that exist already are left as they are.
+func (f *Fixture) Create(ctx context.Context, c client.Client) error {
+	var objs []client.Object
+	for _, ns := range f.Namespaces {
+		objs = append(objs, ns.DeepCopy())
+	}
+	for _, t := range f.Templates {
+		objs = append(objs, t.DeepCopy())
+	}
+	for _, e := range f.ExtensionConfigs {
+		objs = append(objs, e.DeepCopy())
+	}
+	for _, cc := range f.ClusterClasses {
+		objs = append(objs, cc.DeepCopy())
+	}
+	for _, obj := range objs {
+		if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
+		}
+	}
+	return nil
+}
+
+func extensionConfig(name string, e Endpoint, selector *metav1.LabelSelector) *runtimev1.ExtensionConfig {
+	return &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig:      runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA},
+			NamespaceSelector: selector,
+		},
+	}
+}
+
+// clusterClass references the fixture's templates in namespace: the
+// infrastructure cluster, control plane and its machines, and one
+// MachineDeployment class, whose infrastructure template is the control
+// plane machines' one again (Cluster API sets each ownerReference once).
+func clusterClass(namespace, name, templates string) *clusterv1.ClusterClass {
+	cc := &clusterv1.ClusterClass{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	cc.Spec.Infrastructure.TemplateRef = templateKinds[0].Ref("v1beta2", templates)
+	cc.Spec.ControlPlane.TemplateRef = templateKinds[2].Ref("v1beta2", templates)
+	cc.Spec.ControlPlane.MachineInfrastructure.TemplateRef = templateKinds[1].Ref("v1beta2", templates)
+	cc.Spec.Workers.MachineDeployments = []clusterv1.MachineDeploymentClass{{
+		Class:          "workers",
+		Bootstrap:      clusterv1.MachineDeploymentClassBootstrapTemplate{TemplateRef: templateKinds[3].Ref("v1beta2", templates)},
+		Infrastructure: clusterv1.MachineDeploymentClassInfrastructureTemplate{TemplateRef: templateKinds[1].Ref("v1beta2", templates)},
+	}}
+	return cc
+}

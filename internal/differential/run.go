@@ -1,0 +1,163 @@
+package differential
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/drill"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+)
+
+// Cluster is a fresh local control plane serving Cluster API's core CRDs
+// and the fixture's template CRDs.
+type Cluster struct {
+	*localcluster.Cluster
+	Client client.Client
+	dir    string
+}
+
+// StartCluster starts a control plane in dir/cluster with the binaries and
+// Cluster API CRDs in binDir.
+func StartCluster(ctx context.Context, dir, binDir string, f *Fixture) (*Cluster, error) {
+	crds, err := capibaseline.CRDs(binDir)
+	if err != nil {
+		return nil, err
+	}
+	crds = append(append([]*apiextensionsv1.CustomResourceDefinition{}, crds...), f.CRDs...)
+	lc, err := localcluster.Start(ctx, localcluster.Options{Dir: filepath.Join(dir, "cluster"), BinDir: binDir, CRDs: crds})
+	if err != nil {
+		return nil, err
+	}
+	config := lc.Config()
+	config.QPS, config.Burst = 500, 1000
+	c, err := client.New(config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		lc.Stop()
+		return nil, err
+	}
+	return &Cluster{Cluster: lc, Client: c, dir: dir}, nil
+}
+
+// Manager is either controller under test, as a process of its own.
+type Manager interface {
+	Stop()
+	Exited() (bool, error)
+	Scrape(ctx context.Context) (managerprocess.Metrics, error)
+	LogPath() string
+}
+
+// StartBaseline runs Cluster API's core manager on the cluster.
+func (c *Cluster) StartBaseline(ctx context.Context, binDir, name string, args ...string) (*capibaseline.Manager, error) {
+	return capibaseline.Start(ctx, capibaseline.Options{
+		BinDir: binDir, Kubeconfig: c.KubeconfigPath(), LogPath: filepath.Join(c.dir, name+".log"), Args: args,
+	})
+}
+
+// StartOurs runs our controller binary on the cluster.
+func (c *Cluster) StartOurs(ctx context.Context, binary, name string, args ...string) (*drill.Controller, error) {
+	return drill.StartController(ctx, drill.ControllerOptions{
+		Binary: binary, Kubeconfig: c.KubeconfigPath(), Args: args, LogPath: filepath.Join(c.dir, name+".log"),
+	})
+}
+
+// quietFor is how long a snapshot must stay the same to count as settled.
+const quietFor = 3 * time.Second
+
+// Settle polls until every ExtensionConfig has a Discovered condition and
+// every ClusterClass a VariablesReady one (or Paused, when paused), and
+// then until the snapshot stays the same for quietFor, and returns it. A
+// manager that exits fails it at once.
+func (c *Cluster) Settle(ctx context.Context, f *Fixture, m Manager, timeout time.Duration) (Snapshot, error) {
+	deadline := time.Now().Add(timeout)
+	var last Snapshot
+	var lastChange time.Time
+	why := "not read yet"
+	for {
+		if exited, err := m.Exited(); exited {
+			return nil, fmt.Errorf("manager exited (%v); see %s", err, m.LogPath())
+		}
+		if done, reason := c.conditionsWritten(ctx, f); !done {
+			why = reason
+			lastChange = time.Time{}
+		} else if s, err := Take(ctx, c.Client, f); err != nil {
+			why = err.Error()
+		} else {
+			if lastChange.IsZero() || !equal(s, last) {
+				last, lastChange = s, time.Now()
+				why = "snapshot still changing"
+			}
+			if time.Since(lastChange) >= quietFor {
+				return last, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("not settled within %s: %s; see %s", timeout, why, m.LogPath())
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Cluster) conditionsWritten(ctx context.Context, f *Fixture) (bool, string) {
+	for _, want := range f.ExtensionConfigs {
+		ext := &runtimev1.ExtensionConfig{}
+		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(want), ext); err != nil {
+			return false, err.Error()
+		}
+		if meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition) == nil {
+			return false, "ExtensionConfig " + ext.Name + " has no Discovered condition"
+		}
+	}
+	for _, want := range f.ClusterClasses {
+		cc := &clusterv1.ClusterClass{}
+		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(want), cc); err != nil {
+			return false, err.Error()
+		}
+		condition := clusterv1.ClusterClassVariablesReadyCondition
+		if _, paused := cc.Annotations[clusterv1.PausedAnnotation]; paused {
+			condition = clusterv1.PausedCondition
+		}
+		if meta.FindStatusCondition(cc.Status.Conditions, condition) == nil {
+			return false, "ClusterClass " + cc.Namespace + "/" + cc.Name + " has no " + condition + " condition"
+		}
+	}
+	return true, ""
+}
+
+func equal(a, b Snapshot) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// ReconcileCounts reads controller_runtime_reconcile_total and its errors
+// for one controller of m.
+func ReconcileCounts(ctx context.Context, m Manager, controller string) (total, errs int64, err error) {
+	metrics, err := m.Scrape(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	labels := map[string]string{"controller": controller}
+	return int64(metrics.Sum("controller_runtime_reconcile_total", labels)),
+		int64(metrics.Sum("controller_runtime_reconcile_errors_total", labels)), nil
+}
