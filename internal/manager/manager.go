@@ -112,6 +112,11 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 		return nil, fmt.Errorf("add health check: %w", err)
 	}
 	if opts.ReadOnly {
+		// Nothing to warm up; without a check /readyz would answer 404 and
+		// a Deployment's readiness probe would never pass.
+		if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+			return nil, fmt.Errorf("add readiness check: %w", err)
+		}
 		if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,170 @@
+package differential
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+)
+
+// event is one change to an ExtensionConfig, applied the same way under
+// each manager.
+type event struct {
+	name   string
+	config string
+	apply  func(*runtimev1.ExtensionConfig)
+}
+
+var observedEvents = []event{
+	{"a label-only change", ConfigAll, func(e *runtimev1.ExtensionConfig) {
+		e.Labels = map[string]string{"touched": fmt.Sprint(time.Now().UnixNano())}
+	}},
+	{"a settings change", ConfigAll, func(e *runtimev1.ExtensionConfig) {
+		e.Spec.Settings = map[string]string{"flavour": "large"}
+	}},
+}
+
+// counts are the counters one event moves.
+type counts struct {
+	capi, scan, index, ours int64
+}
+
+// applyAndCount applies ev and waits until every counter read stays the
+// same for quietFor, returning how much each moved.
+func applyAndCount(t *testing.T, ctx context.Context, c *Cluster, ev event, read func() (map[string]int64, error)) map[string]int64 {
+	t.Helper()
+	before, err := read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := &runtimev1.ExtensionConfig{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Name: ev.config}, ext); err != nil {
+		t.Fatal(err)
+	}
+	base := ext.DeepCopy()
+	ev.apply(ext)
+	if err := c.Client.Patch(ctx, ext, client.MergeFrom(base)); err != nil {
+		t.Fatal(err)
+	}
+	var last map[string]int64
+	var since time.Time
+	deadline := time.Now().Add(time.Minute)
+	for {
+		now, err := read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last == nil || fmt.Sprint(now) != fmt.Sprint(last) {
+			last, since = now, time.Now()
+		} else if time.Since(since) >= quietFor {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: counters still moving after a minute: %v", ev.name, now)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	delta := map[string]int64{}
+	for k, v := range last {
+		delta[k] = v - before[k]
+	}
+	return delta
+}
+
+func sumOf(m managerprocess.Metrics, name string, labels map[string]string) int64 {
+	return int64(m.Sum(name, labels))
+}
+
+// Observe mode beside Cluster API's real manager: for each ExtensionConfig
+// event its scan count is what Cluster API's ClusterClass controller
+// actually reconciled, and its index count is what our controller
+// reconciles for the same event.
+func TestObserveMode_CountsWhatEachControllerReconciles(t *testing.T) {
+	binDir := capibaseline.Require(t)
+	ctx := context.Background()
+	e := extensions(t)
+	f := e.fixture(true)
+	results := make([]counts, len(observedEvents))
+
+	c := freshCluster(t, ctx, f, "observe-beside-capi")
+	capi := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartBaseline(ctx, binDir, "capi") })
+	if err := f.Create(ctx, c.Client); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, ctx, c, f, capi)
+	observer := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "observer", "--read-only") })
+	read := func() (map[string]int64, error) {
+		cm, err := capi.Scrape(ctx)
+		if err != nil {
+			return nil, err
+		}
+		om, err := observer.Scrape(ctx)
+		if err != nil {
+			return nil, err
+		}
+		clusterClass := func(result string) map[string]string {
+			return map[string]string{"controller": "clusterclass", "result": result}
+		}
+		return map[string]int64{
+			// Cluster API's rate limiting (its ReconcilerRateLimiting
+			// gate) answers a second request for an object within a second
+			// with a requeue_after result without reconciling; the rest ran.
+			"capi": sumOf(cm, "controller_runtime_reconcile_total", clusterClass("success")) +
+				sumOf(cm, "controller_runtime_reconcile_total", clusterClass("error")),
+			"capiDeferred": sumOf(cm, "controller_runtime_reconcile_total", clusterClass("requeue_after")),
+			"scan":         sumOf(om, "runtime_sdk_observed_clusterclass_reconciles_total", map[string]string{"mapping": "scan"}),
+			"index":        sumOf(om, "runtime_sdk_observed_clusterclass_reconciles_total", map[string]string{"mapping": "index"}),
+			"events":       sumOf(om, "runtime_sdk_observed_extensionconfig_events_total", nil),
+		}, nil
+	}
+	testsync.Eventually(t, time.Minute, "observer saw every ExtensionConfig", func() (bool, string) {
+		now, err := read()
+		if err != nil {
+			return false, err.Error()
+		}
+		return now["events"] >= int64(len(f.ExtensionConfigs)), fmt.Sprintf("%d events", now["events"])
+	})
+	for i, ev := range observedEvents {
+		d := applyAndCount(t, ctx, c, ev, read)
+		results[i].capi, results[i].scan, results[i].index = d["capi"], d["scan"], d["index"]
+		t.Logf("%s under Cluster API: %d ExtensionConfig events observed, %d ClusterClass reconciles deferred by its rate limiting",
+			ev.name, d["events"], d["capiDeferred"])
+	}
+	observer.Stop()
+	capi.Stop()
+
+	c = freshCluster(t, ctx, f, "observe-ours")
+	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "ours") })
+	if err := f.Create(ctx, c.Client); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, ctx, c, f, ours)
+	for i, ev := range observedEvents {
+		d := applyAndCount(t, ctx, c, ev, func() (map[string]int64, error) {
+			m, err := ours.Scrape(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]int64{"ours": sumOf(m, "controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"})}, nil
+		})
+		results[i].ours = d["ours"]
+	}
+
+	for i, ev := range observedEvents {
+		r := results[i]
+		t.Logf("%s: Cluster API reconciled %d, observe scan %d; observe index %d, ours reconciled %d", ev.name, r.capi, r.scan, r.index, r.ours)
+		if r.scan != r.capi {
+			t.Errorf("%s: observe mode's scan count %d, Cluster API reconciled %d", ev.name, r.scan, r.capi)
+		}
+		if r.index != r.ours {
+			t.Errorf("%s: observe mode's index count %d, our controller reconciled %d", ev.name, r.index, r.ours)
+		}
+	}
+}
