@@ -13,6 +13,8 @@ const (
 	TriggerClusterClass    = "clusterclass"
 	TriggerExtensionConfig = "extensionconfig"
 	TriggerNamespace       = "namespace"
+	// TriggerTemplateCRD: a template CRD appeared, went or changed labels.
+	TriggerTemplateCRD = "template_crd"
 )
 
 // Outcomes of an ExtensionConfig registration event.

@@ -67,12 +67,16 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Options) error {
 	metrics.Register()
 	mapper := extensionindex.Mapper{Reader: mgr.GetCache()}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &clusterv1.ClusterClass{}, byTemplateCRD, templateCRDKeys); err != nil {
+		return fmt.Errorf("index ClusterClasses by template CRD: %w", err)
+	}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("clusterclass").
 		WithOptions(options).
 		WatchesRawSource(clusterClassSource(mgr.GetCache(), &indexSizes{})).
 		WatchesRawSource(r.registrySource(mapper)).
 		WatchesRawSource(r.namespaceSource(mgr.GetCache(), mapper)).
+		WatchesRawSource(r.templateCRDSource(mgr.GetCache())).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build clusterclass controller: %w", err)

@@ -8,18 +8,27 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/contract"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 )
 
 // Templates are owned by the ClusterClasses that reference them, so that
@@ -158,4 +167,64 @@ func (r *Reconciler) latestAPIVersion(ctx context.Context, gk schema.GroupKind) 
 		return "", fmt.Errorf("read CustomResourceDefinition %s: %w", name, err)
 	}
 	return contract.LatestAPIVersion(crd.Labels, name)
+}
+
+// byTemplateCRD indexes ClusterClasses by the names of the CRDs of the
+// templates they reference.
+const byTemplateCRD = "cluster.x-k8s.io/template-crd"
+
+func templateCRDKeys(obj client.Object) []string {
+	cc, ok := obj.(*clusterv1.ClusterClass)
+	if !ok {
+		return nil
+	}
+	seen := map[string]bool{}
+	var keys []string
+	for _, ref := range templateRefs(cc) {
+		gk := ref.GroupVersionKind().GroupKind()
+		name := contract.CRDName(gk.Group, gk.Kind)
+		if !seen[name] {
+			seen[name] = true
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+// templateCRDSource enqueues the ClusterClasses referencing templates of a
+// CRD when it is created or deleted, or its labels change: its contract
+// labels decide RefVersionsUpToDate. Cluster API's resync repairs that
+// every ten minutes; with no resync, the watch does it at once. Only
+// metadata is watched, which the contract check reads anyway.
+func (r *Reconciler) templateCRDSource(c cache.Cache) source.Source {
+	crd := &metav1.PartialObjectMetadata{}
+	crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+	users := func(ctx context.Context, q queue, crd *metav1.PartialObjectMetadata) {
+		list := &clusterv1.ClusterClassList{}
+		if err := c.List(ctx, list, client.MatchingFields{byTemplateCRD: crd.Name}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "list ClusterClasses by template CRD", "crd", crd.Name)
+			return
+		}
+		requests := make([]reconcile.Request, 0, len(list.Items))
+		for _, cc := range list.Items {
+			requests = append(requests, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}})
+		}
+		enqueue(q, metrics.TriggerTemplateCRD, requests...)
+	}
+	return source.Kind(c, crd, handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
+		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[*metav1.PartialObjectMetadata], q queue) {
+			// The informer's initial list arrives as creates, while every
+			// ClusterClass is enqueued anyway; a CRD created later (a
+			// provider installed) unblocks those waiting for it.
+			users(ctx, q, e.Object)
+		},
+		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*metav1.PartialObjectMetadata], q queue) {
+			if !equality.Semantic.DeepEqual(e.ObjectOld.Labels, e.ObjectNew.Labels) {
+				users(ctx, q, e.ObjectNew)
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[*metav1.PartialObjectMetadata], q queue) {
+			users(ctx, q, e.Object)
+		},
+	})
 }
