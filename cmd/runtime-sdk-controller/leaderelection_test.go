@@ -21,14 +21,16 @@ type replica struct {
 	leader chan time.Time
 }
 
-func startReplica(t *testing.T, binary, kubeconfig string, lease time.Duration) *replica {
+// startReplica starts one replica with leader election; args come after
+// the defaults (no metrics or probe endpoints) and override them.
+func startReplica(t *testing.T, binary, kubeconfig string, lease time.Duration, args ...string) *replica {
 	t.Helper()
-	cmd := exec.Command(binary, "--kubeconfig", kubeconfig,
+	cmd := exec.Command(binary, append([]string{"--kubeconfig", kubeconfig,
 		"--leader-elect", "--leader-election-namespace", "kube-system",
 		"--leader-election-lease-duration", lease.String(),
 		"--leader-election-renew-deadline", (lease * 3 / 4).String(),
 		"--leader-election-retry-period", "500ms",
-		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+		"--metrics-bind-address=0", "--health-probe-bind-address=0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

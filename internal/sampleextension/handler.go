@@ -44,9 +44,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.count(rt.key())
 
-	if status, err := decodeRequest(w, r, rt); err != nil {
+	req, status, err := decodeRequest(w, r, rt)
+	if err != nil {
 		http.Error(w, err.Error(), status)
 		return
+	}
+	if withSettings, ok := req.(interface{ GetSettings() map[string]string }); ok {
+		s.recordSettings(rt.key(), withSettings.GetSettings())
 	}
 
 	f := s.faultsOf(rt)
@@ -81,22 +85,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // decodeRequest reads the bounded body into the hook's request type. It
 // returns the HTTP status to answer with if that fails.
-func decodeRequest(w http.ResponseWriter, r *http.Request, rt route) (int, error) {
+func decodeRequest(w http.ResponseWriter, r *http.Request, rt route) (any, int, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
 	if err != nil {
 		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-			return http.StatusRequestEntityTooLarge, fmt.Errorf("request body of %s exceeds %d bytes", rt.key(), tooLarge.Limit)
+			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body of %s exceeds %d bytes", rt.key(), tooLarge.Limit)
 		}
-		return http.StatusBadRequest, fmt.Errorf("read request of %s: %w", rt.key(), err)
+		return nil, http.StatusBadRequest, fmt.Errorf("read request of %s: %w", rt.key(), err)
 	}
 	req, err := hookCatalog().NewRequest(rt.gvh)
 	if err != nil {
-		return http.StatusInternalServerError, err
+		return nil, http.StatusInternalServerError, err
 	}
 	if err := json.Unmarshal(body, req); err != nil {
-		return http.StatusBadRequest, fmt.Errorf("decode request of %s: %w", rt.key(), err)
+		return nil, http.StatusBadRequest, fmt.Errorf("decode request of %s: %w", rt.key(), err)
 	}
-	return 0, nil
+	return req, 0, nil
 }
 
 // respond writes the hook's response with the given status and message.

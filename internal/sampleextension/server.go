@@ -1,6 +1,8 @@
 package sampleextension
 
 import (
+	"encoding/json"
+	"maps"
 	"math/rand/v2"
 	"sync"
 
@@ -37,9 +39,10 @@ type Server struct {
 	randMu sync.Mutex
 	rand   *rand.Rand
 
-	callsMu sync.Mutex
-	calls   map[string]int64
-	total   int64
+	callsMu  sync.Mutex
+	calls    map[string]int64
+	total    int64
+	settings map[string]map[string]map[string]string
 }
 
 // route is one endpoint the Server answers.
@@ -174,12 +177,41 @@ func (s *Server) CallCounts() CallCounts {
 	return CallCounts{Total: s.total, Calls: calls}
 }
 
-// ResetCalls sets every count to zero.
+// ResetCalls sets every count to zero and forgets the settings seen.
 func (s *Server) ResetCalls() {
 	s.callsMu.Lock()
 	defer s.callsMu.Unlock()
 	s.calls = map[string]int64{}
 	s.total = 0
+	s.settings = nil
+}
+
+// SettingsSeen returns the distinct request settings the calls of one
+// handler (keyed as in Calls) carried since the Server was created or
+// ResetCalls, in no particular order. A controller that merges an
+// ExtensionConfig's spec.settings into its requests shows here which
+// registration it called with.
+func (s *Server) SettingsSeen(key string) []map[string]string {
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	out := make([]map[string]string, 0, len(s.settings[key]))
+	for _, settings := range s.settings[key] {
+		out = append(out, maps.Clone(settings))
+	}
+	return out
+}
+
+func (s *Server) recordSettings(key string, settings map[string]string) {
+	id, _ := json.Marshal(settings) // a map of strings: cannot fail; keys sorted
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	if s.settings == nil {
+		s.settings = map[string]map[string]map[string]string{}
+	}
+	if s.settings[key] == nil {
+		s.settings[key] = map[string]map[string]string{}
+	}
+	s.settings[key][string(id)] = maps.Clone(settings)
 }
 
 func (s *Server) count(key string) {

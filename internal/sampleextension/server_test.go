@@ -327,9 +327,16 @@ func TestServer_CountsCallsPerHookAndHandler(t *testing.T) {
 		t.Errorf("CallCounts() = %+v, want total 10 and %v", counts, want)
 	}
 
+	// Every request carried the same settings: one distinct set per handler.
+	if got := s.SettingsSeen("DiscoverVariables/discover-variables"); len(got) != 1 || !maps.Equal(got[0], map[string]string{"origin": "test"}) {
+		t.Errorf("SettingsSeen = %v, want the one set the requests carried", got)
+	}
 	s.ResetCalls()
 	if got := s.Calls(); len(got) != 0 || s.Total() != 0 {
 		t.Errorf("after ResetCalls: Calls() = %v, Total() = %d; want none", got, s.Total())
+	}
+	if got := s.SettingsSeen("DiscoverVariables/discover-variables"); len(got) != 0 {
+		t.Errorf("after ResetCalls: SettingsSeen = %v, want none", got)
 	}
 	callHook(t, client, url, discoveryPath)
 	if got := s.Calls(); !maps.Equal(got, map[string]int64{"Discovery": 1}) {

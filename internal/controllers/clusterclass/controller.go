@@ -93,9 +93,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, cc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	// Before warm-up, an unregistered handler may only be not loaded yet.
+	// Before the leader's rebuild, the registry may be an old standby's: an
+	// unregistered handler may only be not loaded yet, and a registered one
+	// deleted or changed since.
 	select {
-	case <-r.Registry.Ready():
+	case <-r.Registry.Synced():
 	case <-ctx.Done():
 		return ctrl.Result{}, ctx.Err()
 	}

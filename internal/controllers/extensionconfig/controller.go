@@ -94,7 +94,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if err != nil {
 		return fmt.Errorf("build extensionconfig controller: %w", err)
 	}
-	return mgr.Add(&warmup{reader: mgr.GetAPIReader(), registry: r.Registry})
+	if err := mgr.Add(&warmup{reader: mgr.GetAPIReader(), registry: r.Registry}); err != nil {
+		return err
+	}
+	return mgr.Add(&leaderSync{reader: mgr.GetAPIReader(), registry: r.Registry})
 }
 
 func caSecretKeys(obj client.Object) []string {
@@ -122,6 +125,13 @@ func (r *Reconciler) configsForSecret(ctx context.Context, secret client.Object)
 // Reconcile brings one ExtensionConfig's status and registration up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
 	log := ctrl.LoggerFrom(ctx)
+	// Registering before the leader's rebuild could be undone by it, with
+	// the older status it listed.
+	select {
+	case <-r.Registry.Synced():
+	case <-ctx.Done():
+		return ctrl.Result{}, ctx.Err()
+	}
 	ext := &runtimev1.ExtensionConfig{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ext); err != nil {
 		if apierrors.IsNotFound(err) {

@@ -73,6 +73,8 @@ type Registry struct {
 	byConfig map[string][]string
 	ready    bool
 	readyCh  chan struct{}
+	synced   bool
+	syncedCh chan struct{}
 
 	subMu       sync.Mutex
 	nextSub     int
@@ -85,6 +87,7 @@ func New() *Registry {
 		byName:      map[string]Handler{},
 		byConfig:    map[string][]string{},
 		readyCh:     make(chan struct{}),
+		syncedCh:    make(chan struct{}),
 		subscribers: map[int]func([]extensionindex.Change){},
 	}
 }
@@ -128,6 +131,43 @@ func (r *Registry) Unregister(extensionConfig string) []extensionindex.Change {
 	delete(r.byConfig, extensionConfig)
 	r.mu.Unlock()
 	return r.notify(extensionindex.Diff(before, nil))
+}
+
+// Sync makes the registry hold exactly the handlers the given
+// ExtensionConfigs record: each is registered, and every config registered
+// before but absent from the list (deleted meanwhile) is unregistered. It
+// returns the changes, and the recorded names it skipped, by config.
+func (r *Registry) Sync(exts []runtimev1.ExtensionConfig) ([]extensionindex.Change, map[string][]extensionindex.SkippedHandler) {
+	listed := make(map[string]bool, len(exts))
+	var changes []extensionindex.Change
+	skipped := map[string][]extensionindex.SkippedHandler{}
+	for i := range exts {
+		ext := &exts[i]
+		listed[ext.Name] = true
+		c, s, err := r.Register(ext)
+		if len(s) > 0 {
+			skipped[ext.Name] = s
+		}
+		if err != nil {
+			// Unusable records register nothing: drop what the config had.
+			changes = append(changes, r.Unregister(ext.Name)...)
+			continue
+		}
+		changes = append(changes, c...)
+	}
+	r.mu.RLock()
+	var gone []string
+	for name := range r.byConfig {
+		if !listed[name] {
+			gone = append(gone, name)
+		}
+	}
+	r.mu.RUnlock()
+	sort.Strings(gone)
+	for _, name := range gone {
+		changes = append(changes, r.Unregister(name)...)
+	}
+	return changes, skipped
 }
 
 // statesOf returns the mapping's view of a config's handlers; r.mu is held.
@@ -246,3 +286,19 @@ func (r *Registry) IsReady() bool {
 
 // Ready is closed once warm-up is done.
 func (r *Registry) Ready() <-chan struct{} { return r.readyCh }
+
+// MarkSynced records that the registry was rebuilt from the apiserver
+// after this replica became leader. It is idempotent.
+func (r *Registry) MarkSynced() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.synced {
+		r.synced = true
+		close(r.syncedCh)
+	}
+}
+
+// Synced is closed once the registry was rebuilt as leader: a replica that
+// warmed up long before it took over must not reconcile against the
+// registrations it loaded then.
+func (r *Registry) Synced() <-chan struct{} { return r.syncedCh }

@@ -238,6 +238,44 @@ func TestRegister_ReadsFullAndShortRecordedNamesAlikeAndSkipsForeignOnes(t *test
 	}
 }
 
+func TestSync_HoldsExactlyTheListedConfigs(t *testing.T) {
+	r := New()
+	for _, name := range []string{"kept", "gone"} {
+		if _, _, err := r.Register(extensionConfig(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := extensionConfig("kept")
+	kept.Spec.Settings["size"] = "large"
+	changes, skipped := r.Sync([]runtimev1.ExtensionConfig{*kept, *extensionConfig("new")})
+	if len(skipped) != 0 {
+		t.Errorf("skipped %v", skipped)
+	}
+	kinds := map[string]extensionindex.ChangeKind{}
+	for _, c := range changes {
+		kinds[c.Handler] = c.Kind
+	}
+	want := map[string]extensionindex.ChangeKind{
+		"discover.kept": extensionindex.Changed, "patch.kept": extensionindex.Changed,
+		"discover.new": extensionindex.Added, "patch.new": extensionindex.Added,
+		"discover.gone": extensionindex.Removed, "patch.gone": extensionindex.Removed,
+	}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("changes %v, want %v", kinds, want)
+	}
+	if len(r.ForConfig("gone")) != 0 || r.Len() != 4 {
+		t.Errorf("after Sync: %d handlers, gone has %d", r.Len(), len(r.ForConfig("gone")))
+	}
+	select {
+	case <-r.Synced():
+		t.Fatal("Synced closed before MarkSynced")
+	default:
+	}
+	r.MarkSynced()
+	r.MarkSynced()
+	<-r.Synced()
+}
+
 func TestReady_OnlyAfterMarkReady(t *testing.T) {
 	r := New()
 	if r.IsReady() {
