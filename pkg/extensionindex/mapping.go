@@ -28,6 +28,9 @@ type Mapper struct {
 //   - Changed: those referencing it from a namespace admitted before or
 //     after (elsewhere no call is made either way);
 //   - SelectorChanged: those whose namespace's admission flipped.
+//
+// A ClusterClass whose Namespace cannot be read (not in the cache yet, or
+// gone) is included: its reconcile decides, and the others are still mapped.
 func (m Mapper) RequestsForChanges(ctx context.Context, changes []Change) ([]reconcile.Request, error) {
 	out := requestSet{}
 	namespaces := namespaceLabels{reader: m.Reader}
@@ -41,15 +44,14 @@ func (m Mapper) RequestsForChanges(ctx context.Context, changes []Change) ([]rec
 			affected := true
 			if change.Kind == Changed || change.Kind == SelectorChanged {
 				labels, err := namespaces.get(ctx, cc.Namespace)
-				if err != nil {
-					return nil, err
-				}
-				before, _ := Admits(change.Old.NamespaceSelector, labels)
-				after, _ := Admits(change.New.NamespaceSelector, labels)
-				if change.Kind == Changed {
-					affected = before || after
-				} else {
-					affected = before != after
+				if err == nil {
+					before, _ := Admits(change.Old.NamespaceSelector, labels)
+					after, _ := Admits(change.New.NamespaceSelector, labels)
+					if change.Kind == Changed {
+						affected = before || after
+					} else {
+						affected = before != after
+					}
 				}
 			}
 			if affected {

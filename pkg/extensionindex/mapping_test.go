@@ -146,6 +146,7 @@ func TestMapper_ExtensionConfigEvents(t *testing.T) {
 		referencing("team-a", "gen", "gen.ext"),
 		referencing("team-a", "both", "gen.ext", "vars.ext"),
 		referencing("team-a", "other", "vars.other"),
+		referencing("team-d", "vars", "vars.ext"),
 	)
 	m := Mapper{Reader: reader}
 	gen := handler("gen", "GeneratePatches", 10)
@@ -162,22 +163,26 @@ func TestMapper_ExtensionConfigEvents(t *testing.T) {
 		want     []string
 	}{
 		{name: "resync", old: base, new: base.DeepCopy(), want: []string{}},
-		{name: "create", old: nil, new: base, want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-b/vars", "team-c/vars"}},
-		{name: "delete", old: base, new: nil, want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-b/vars", "team-c/vars"}},
+		{name: "create", old: nil, new: base, want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-b/vars", "team-c/vars", "team-d/vars"}},
+		{name: "delete", old: base, new: nil, want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-b/vars", "team-c/vars", "team-d/vars"}},
 		{name: "gen timeout", old: base, new: func() *runtimev1.ExtensionConfig {
 			e := base.DeepCopy()
 			e.Status.Handlers[0].TimeoutSeconds = 30
 			return e
 		}(), want: []string{"team-a/both", "team-a/gen"}},
 		{name: "selector a to b flips a and b", old: withSelector("a"), new: withSelector("b"),
-			want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-b/vars"}},
-		{name: "nil to a rejects b and c", old: base, new: withSelector("a"), want: []string{"team-b/vars", "team-c/vars"}},
+			want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-b/vars", "team-d/vars"}},
+		{name: "nil to a rejects b and c", old: base, new: withSelector("a"), want: []string{"team-b/vars", "team-c/vars", "team-d/vars"}},
+		// team-d is in no cache: its ClusterClass is enqueued to decide for
+		// itself, and the mapping of the others goes on.
+		{name: "selector change with a namespace missing from the cache", old: withSelector("a"), new: withSelector("d"),
+			want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-d/vars"}},
 		{name: "settings change under selector a skips namespaces admitted neither before nor after", old: withSelector("a"),
 			new: func() *runtimev1.ExtensionConfig {
 				e := withSelector("a")
 				e.Spec.Settings = map[string]string{"k": "v"}
 				return e
-			}(), want: []string{"team-a/both", "team-a/gen", "team-a/vars"}},
+			}(), want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-d/vars"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
