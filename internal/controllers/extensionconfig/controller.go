@@ -157,14 +157,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, nil
 	}
 
-	if err := r.reconcileCABundle(ctx, ext); err != nil {
-		setNotDiscovered(ext, CAInjectionFailedReason, err.Error())
-		// The Secret watch brings us back when the Secret appears or changes.
-		return ctrl.Result{}, nil
-	}
 	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
 		setNotDiscovered(ext, InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
 		// Only a spec change can fix it, and that triggers a reconcile.
+		return ctrl.Result{}, nil
+	}
+	// Admission follows the selector at once, whatever the CA injection and
+	// Discovery do next.
+	r.Registry.SetSelector(ext.Name, ext.Spec.NamespaceSelector)
+	if err := r.reconcileCABundle(ctx, ext); err != nil {
+		setNotDiscovered(ext, CAInjectionFailedReason, err.Error())
+		// The Secret watch brings us back when the Secret appears or changes.
 		return ctrl.Result{}, nil
 	}
 	return r.reconcileDiscovery(ctx, ext)
