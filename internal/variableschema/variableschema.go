@@ -54,6 +54,9 @@ const staticCostLimit = 10_000_000
 // openAPITypes are the types a variable schema may use.
 var openAPITypes = map[string]bool{"object": true, "array": true, "string": true, "integer": true, "number": true, "boolean": true}
 
+// MaxNameLength is the longest variable name ClusterClass status takes.
+const MaxNameLength = 256
+
 // Validate checks one variable; errors are under fldPath.
 func Validate(variable clusterv1.ClusterClassVariable, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -65,6 +68,9 @@ func Validate(variable clusterv1.ClusterClassVariable, fldPath *field.Path) fiel
 		errs = append(errs, field.Invalid(namePath, variable.Name, `"builtin" is reserved for Cluster API's builtin variables`))
 	case strings.Contains(variable.Name, "."):
 		errs = append(errs, field.Invalid(namePath, variable.Name, "variable name must not contain a dot"))
+	case len(variable.Name) > MaxNameLength:
+		// The ClusterClass CRD would refuse the whole status write.
+		errs = append(errs, field.TooLong(namePath, "", MaxNameLength))
 	}
 	schemaPath := fldPath.Child("schema", "openAPIV3Schema")
 	internal, err := toInternal(variable.Schema.OpenAPIV3Schema)

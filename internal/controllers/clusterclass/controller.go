@@ -170,6 +170,12 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 	}
 
 	variables, conflicts := mergeVariables(sources)
+	if problems := beyondStatusBounds(variables); len(problems) > 0 {
+		// The CRD would refuse the write, and the reconcile would fail on
+		// every retry: say why instead, keeping the last good variables.
+		setVariablesNotReady(cc, "Variables not updated, keeping the last known variables: "+strings.Join(problems, "; "))
+		return false, nil
+	}
 	cc.Status.Variables = variables
 	if len(conflicts) > 0 {
 		// Cluster API publishes the conflicting definitions and reports the
@@ -332,6 +338,26 @@ func mergeVariables(sources []variableSource) ([]clusterv1.ClusterClassStatusVar
 		variables = append(variables, *sv)
 	}
 	return variables, conflicts
+}
+
+// Bounds the ClusterClass CRD puts on status.variables.
+const (
+	maxStatusVariables   = 1000
+	maxDefinitionsPerVar = 100
+)
+
+// beyondStatusBounds names what in variables the CRD would refuse.
+func beyondStatusBounds(variables []clusterv1.ClusterClassStatusVariable) []string {
+	var problems []string
+	if len(variables) > maxStatusVariables {
+		problems = append(problems, fmt.Sprintf("%d variables in all, more than the %d ClusterClass status holds", len(variables), maxStatusVariables))
+	}
+	for _, v := range variables {
+		if len(v.Definitions) > maxDefinitionsPerVar {
+			problems = append(problems, fmt.Sprintf("variable %q has %d definitions, more than the %d ClusterClass status holds", v.Name, len(v.Definitions), maxDefinitionsPerVar))
+		}
+	}
+	return problems
 }
 
 // withoutFalseFlags returns a copy of a schema without the boolean flags

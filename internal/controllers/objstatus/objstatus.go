@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -33,7 +34,7 @@ func SetCondition(obj Conditioned, condType string, status metav1.ConditionStatu
 		Type:               condType,
 		Status:             status,
 		Reason:             reason,
-		Message:            message,
+		Message:            truncate(message, maxMessageBytes),
 		ObservedGeneration: obj.GetGeneration(),
 	})
 	sort.SliceStable(conditions, func(i, j int) bool { return conditionLess(conditions[i].Type, conditions[j].Type) })
@@ -78,7 +79,7 @@ type V1Beta1Conditioned interface {
 // condition carries no reason, severity or message.
 func SetV1Beta1Condition(obj V1Beta1Conditioned, condType clusterv1.ConditionType, status corev1.ConditionStatus,
 	reason string, severity clusterv1.ConditionSeverity, message string) {
-	next := clusterv1.Condition{Type: condType, Status: status, Reason: reason, Severity: severity, Message: message}
+	next := clusterv1.Condition{Type: condType, Status: status, Reason: reason, Severity: severity, Message: truncate(message, maxV1Beta1MessageBytes)}
 	conditions := obj.GetV1Beta1Conditions()
 	found := false
 	for i := range conditions {
@@ -102,6 +103,30 @@ func SetV1Beta1Condition(obj V1Beta1Conditioned, condType clusterv1.ConditionTyp
 		return (a == clusterv1.ReadyV1Beta1Condition || a < b) && b != clusterv1.ReadyV1Beta1Condition
 	})
 	obj.SetV1Beta1Conditions(conditions)
+}
+
+// The longest condition messages the CRDs take: metav1.Condition's, and
+// the v1beta1 conditions' in status.deprecated.
+const (
+	maxMessageBytes        = 32768
+	maxV1Beta1MessageBytes = 10240
+)
+
+// truncationMark ends a message cut to fit.
+const truncationMark = " ... (truncated)"
+
+// truncate cuts message to at most limit bytes, on a rune boundary, marking
+// the cut: a longer message would make the apiserver refuse the whole
+// status write, on every retry.
+func truncate(message string, limit int) string {
+	if len(message) <= limit {
+		return message
+	}
+	cut := limit - len(truncationMark)
+	for cut > 0 && !utf8.RuneStart(message[cut]) {
+		cut--
+	}
+	return message[:cut] + truncationMark
 }
 
 // now is a transition time as Cluster API records it: UTC, whole seconds.
