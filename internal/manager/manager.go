@@ -145,7 +145,7 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 	controllerOptions := controller.Options{SkipNameValidation: &opts.SkipControllerNameValidation}
 	extensionConfigs := &extensionconfig.Reconciler{
 		Client:              mgr.GetClient(),
-		SecretReader:        mgr.GetAPIReader(),
+		APIReader:           mgr.GetAPIReader(),
 		Discoverer:          runtimeClient,
 		Registry:            reg,
 		RediscoveryInterval: opts.RediscoveryInterval,
@@ -161,11 +161,12 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
 	})
 	clusterClasses := &clusterclass.Reconciler{
-		Client:   mgr.GetClient(),
-		Registry: reg,
-		Caller:   runtimeClient,
-		Cache:    variablesCache,
-		Schemas:  &variableschema.Cache{},
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Registry:  reg,
+		Caller:    runtimeClient,
+		Cache:     variablesCache,
+		Schemas:   &variableschema.Cache{},
 
 		AfterReconcile: opts.AfterClusterClassReconcile,
 	}

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -45,6 +46,8 @@ type VariablesCache = callcache.Cache[[]clusterv1.ClusterClassVariable]
 type Reconciler struct {
 	// Client reads ClusterClasses and Namespace metadata from the cache.
 	Client client.Client
+	// APIReader reads past the cache when it lags behind our own writes.
+	APIReader client.Reader
 	// Registry holds the discovered handlers.
 	Registry *registry.Registry
 	// Caller makes DiscoverVariables calls.
@@ -56,6 +59,8 @@ type Reconciler struct {
 	// AfterReconcile, when set, is called after every reconcile; tests and
 	// the load tool count reconciles per ClusterClass with it.
 	AfterReconcile func(reconcile.Request)
+
+	writes objstatus.Writes
 }
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
@@ -91,6 +96,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	cc := &clusterv1.ClusterClass{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cc); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.writes.Forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if err := r.writes.Fresh(ctx, r.APIReader, cc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	// Before the leader's rebuild, the registry may be an old standby's: an
@@ -104,7 +115,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	before := cc.DeepCopy()
 	defer func() {
-		if err := objstatus.Patch(ctx, r.Client, before, cc, statusOf); err != nil {
+		if err := objstatus.Patch(ctx, &r.writes, r.Client, before, cc, statusOf); err != nil {
 			reterr = errors.Join(reterr, err)
 		}
 	}()

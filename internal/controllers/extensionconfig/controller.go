@@ -55,9 +55,10 @@ type Discoverer interface {
 type Reconciler struct {
 	// Client reads ExtensionConfigs from the cache and writes them.
 	Client client.Client
-	// SecretReader reads CA Secrets directly: only Secret metadata is
-	// cached, so that no Secret's data is held in memory.
-	SecretReader client.Reader
+	// APIReader reads CA Secrets directly (only Secret metadata is cached,
+	// so that no Secret's data is held in memory), and ExtensionConfigs
+	// past the cache when it lags behind our own writes.
+	APIReader client.Reader
 	// Discoverer calls the extensions.
 	Discoverer Discoverer
 	// Registry receives the discovered handlers.
@@ -65,6 +66,8 @@ type Reconciler struct {
 	// RediscoveryInterval is the pause between two discoveries of a
 	// healthy config; zero means DefaultRediscoveryInterval.
 	RediscoveryInterval time.Duration
+
+	writes objstatus.Writes
 }
 
 // +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs,verbs=get;list;watch;patch
@@ -135,6 +138,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	ext := &runtimev1.ExtensionConfig{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ext); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.writes.Forget(req.NamespacedName)
 			r.Registry.Unregister(req.Name)
 			log.V(4).Info("ExtensionConfig gone: handlers unregistered")
 			return ctrl.Result{}, nil
@@ -145,10 +149,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		r.Registry.Unregister(ext.Name)
 		return ctrl.Result{}, nil
 	}
+	if err := r.writes.Fresh(ctx, r.APIReader, ext); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
 
 	before := ext.DeepCopy()
 	defer func() {
-		if err := objstatus.Patch(ctx, r.Client, before, ext, statusOf); err != nil {
+		if err := objstatus.Patch(ctx, &r.writes, r.Client, before, ext, statusOf); err != nil {
 			reterr = errors.Join(reterr, err)
 		}
 	}()
@@ -185,7 +192,7 @@ func (r *Reconciler) reconcileCABundle(ctx context.Context, ext *runtimev1.Exten
 		return fmt.Errorf("annotation %s must be <namespace>/<name>, got %q", runtimev1.InjectCAFromSecretAnnotation, ref)
 	}
 	secret := &corev1.Secret{}
-	if err := r.SecretReader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
+	if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("CA secret %s named by annotation %s does not exist", ref, runtimev1.InjectCAFromSecretAnnotation)
 		}

@@ -67,7 +67,7 @@ func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery
 	}
 	reg := registry.New()
 	r := &Reconciler{
-		Client: mgr.GetClient(), SecretReader: mgr.GetAPIReader(), Discoverer: rc, Registry: reg,
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Discoverer: rc, Registry: reg,
 		RediscoveryInterval: rediscovery,
 	}
 	ctx, cancel := context.WithCancel(context.Background())

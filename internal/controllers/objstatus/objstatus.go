@@ -133,17 +133,21 @@ func truncate(message string, limit int) string {
 func now() metav1.Time { return metav1.NewTime(time.Now().UTC().Truncate(time.Second)) }
 
 // Patch writes after's status when statusOf(after) differs from
-// statusOf(before). An object deleted meanwhile is not an error.
-func Patch[T client.Object](ctx context.Context, c client.Client, before, after T, statusOf func(T) any) error {
+// statusOf(before), and records the write in writes (see Writes.Fresh,
+// which before must have gone through). An object deleted meanwhile is not
+// an error.
+func Patch[T client.Object](ctx context.Context, writes *Writes, c client.Client, before, after T, statusOf func(T) any) error {
 	if equality.Semantic.DeepEqual(statusOf(before), statusOf(after)) {
 		return nil
 	}
 	if err := c.Status().Patch(ctx, after, client.MergeFrom(before)); err != nil {
 		if apierrors.IsNotFound(err) {
+			writes.Forget(client.ObjectKeyFromObject(after))
 			return nil
 		}
 		return fmt.Errorf("patch status of %s: %w", client.ObjectKeyFromObject(after), err)
 	}
+	writes.record(after)
 	return nil
 }
 
