@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
@@ -200,6 +201,8 @@ func TestHandOver_FromClusterAPI_WarmsUpFromItsStatusWithoutDiscovery(t *testing
 	capi.Stop()
 
 	e.failDiscovery(true)
+	// Our refreshed Discovery fails now, and says so.
+	f.Settled["/"+ConfigAll], f.Settled["/"+ConfigTeamA] = metav1.ConditionFalse, metav1.ConditionFalse
 	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "ours") })
 	// Two configs discovered by Cluster API, three handlers each.
 	testsync.Eventually(t, time.Minute, "every recorded handler registered and every ClusterClass reconciled", func() (bool, string) {

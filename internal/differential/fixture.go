@@ -61,6 +61,11 @@ type Fixture struct {
 	Templates        []*unstructured.Unstructured
 	ExtensionConfigs []*runtimev1.ExtensionConfig
 	ClusterClasses   []*clusterv1.ClusterClass
+	// Settled is the status each object's main condition ends at (an
+	// ExtensionConfig's Discovered, a ClusterClass's VariablesReady, or
+	// Paused for a paused one), by "<namespace>/<name>": a manager has
+	// settled only once every object is there, however slowly it starts.
+	Settled map[string]metav1.ConditionStatus
 }
 
 // Options choose what the fixture holds.
@@ -108,7 +113,7 @@ func jsonValues(raw ...string) []apiextensionsv1.JSON {
 
 // NewFixture builds the fixture's objects.
 func NewFixture(o Options) *Fixture {
-	f := &Fixture{}
+	f := &Fixture{Settled: map[string]metav1.ConditionStatus{}}
 	for _, k := range templateKinds {
 		f.CRDs = append(f.CRDs, skeleton.CRD(k))
 	}
@@ -130,6 +135,10 @@ func NewFixture(o Options) *Fixture {
 	if !o.Healthy {
 		f.ExtensionConfigs = append(f.ExtensionConfigs, extensionConfig(ConfigDown, Endpoint{URL: "https://127.0.0.1:1", CA: o.All.CA}, &metav1.LabelSelector{}))
 	}
+	for _, ext := range f.ExtensionConfigs {
+		f.Settled["/"+ext.Name] = metav1.ConditionTrue
+	}
+	f.Settled["/"+ConfigDown] = metav1.ConditionFalse
 
 	inline := []clusterv1.ClusterClassVariable{
 		variable("cidr", true, clusterv1.JSONSchemaProps{Type: "string", Format: "cidr"}),
@@ -140,34 +149,35 @@ func NewFixture(o Options) *Fixture {
 			DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config),
 		}}
 	}
-	add := func(namespace, name string, vars []clusterv1.ClusterClassVariable, patches ...clusterv1.ClusterClassPatch) *clusterv1.ClusterClass {
+	add := func(namespace, name string, settled metav1.ConditionStatus, vars []clusterv1.ClusterClassVariable, patches ...clusterv1.ClusterClassPatch) *clusterv1.ClusterClass {
+		f.Settled[namespace+"/"+name] = settled
 		cc := clusterClass(namespace, name, "default")
 		cc.Spec.Variables = vars
 		cc.Spec.Patches = patches
 		f.ClusterClasses = append(f.ClusterClasses, cc)
 		return cc
 	}
-	add(NamespaceA, "inline-only", inline)
-	add(NamespaceA, "discovered", inline, discover(ConfigAll))
-	add(NamespaceA, "two-extensions", nil, discover(ConfigAll), discover(ConfigTeamA))
-	add(NamespaceB, "discovered", inline, discover(ConfigAll))
+	add(NamespaceA, "inline-only", metav1.ConditionTrue, inline)
+	add(NamespaceA, "discovered", metav1.ConditionTrue, inline, discover(ConfigAll))
+	add(NamespaceA, "two-extensions", metav1.ConditionTrue, nil, discover(ConfigAll), discover(ConfigTeamA))
+	add(NamespaceB, "discovered", metav1.ConditionTrue, inline, discover(ConfigAll))
 	if o.Healthy {
 		return f
 	}
 	// replicas is an integer to ext-all: the same name as a string conflicts.
-	add(NamespaceA, "conflict", []clusterv1.ClusterClassVariable{
+	add(NamespaceA, "conflict", metav1.ConditionFalse, []clusterv1.ClusterClassVariable{
 		variable("replicas", false, clusterv1.JSONSchemaProps{Type: "string"}),
 	}, discover(ConfigAll))
-	add(NamespaceB, "not-admitted", inline, discover(ConfigTeamA))
-	add(NamespaceOther, "extension-down", inline, discover(ConfigDown))
-	add(NamespaceOther, "handler-missing", inline, clusterv1.ClusterClassPatch{Name: "missing", External: &clusterv1.ExternalPatchDefinition{
+	add(NamespaceB, "not-admitted", metav1.ConditionFalse, inline, discover(ConfigTeamA))
+	add(NamespaceOther, "extension-down", metav1.ConditionFalse, inline, discover(ConfigDown))
+	add(NamespaceOther, "handler-missing", metav1.ConditionFalse, inline, clusterv1.ClusterClassPatch{Name: "missing", External: &clusterv1.ExternalPatchDefinition{
 		DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, "no-such-config"),
 	}})
-	outdated := add(NamespaceB, "outdated-ref", inline)
+	outdated := add(NamespaceB, "outdated-ref", metav1.ConditionTrue, inline)
 	outdated.Spec.Infrastructure.TemplateRef = templateKinds[4].Ref("v1beta1", "default")
-	missing := add(NamespaceB, "template-missing", inline)
+	missing := add(NamespaceB, "template-missing", metav1.ConditionTrue, inline)
 	missing.Spec.ControlPlane.TemplateRef.Name = "no-such-template"
-	paused := add(NamespaceA, "paused", inline, discover(ConfigAll))
+	paused := add(NamespaceA, "paused", metav1.ConditionTrue, inline, discover(ConfigAll))
 	paused.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
 	return f
 }

@@ -8,6 +8,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -118,8 +119,12 @@ func (c *Cluster) conditionsWritten(ctx context.Context, f *Fixture) (bool, stri
 		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(want), ext); err != nil {
 			return false, err.Error()
 		}
-		if meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition) == nil {
-			return false, "ExtensionConfig " + ext.Name + " has no Discovered condition"
+		if ok, why := settledAt(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition, f.Settled["/"+ext.Name], ext.Generation); !ok {
+			return false, "ExtensionConfig " + ext.Name + ": " + why
+		}
+		// Cluster API writes Paused first, in a reconcile of its own.
+		if meta.FindStatusCondition(ext.Status.Conditions, clusterv1.PausedCondition) == nil {
+			return false, "ExtensionConfig " + ext.Name + " has no Paused condition"
 		}
 	}
 	for _, want := range f.ClusterClasses {
@@ -131,9 +136,23 @@ func (c *Cluster) conditionsWritten(ctx context.Context, f *Fixture) (bool, stri
 		if _, paused := cc.Annotations[clusterv1.PausedAnnotation]; paused {
 			condition = clusterv1.PausedCondition
 		}
-		if meta.FindStatusCondition(cc.Status.Conditions, condition) == nil {
-			return false, "ClusterClass " + cc.Namespace + "/" + cc.Name + " has no " + condition + " condition"
+		key := cc.Namespace + "/" + cc.Name
+		if ok, why := settledAt(cc.Status.Conditions, condition, f.Settled[key], cc.Generation); !ok {
+			return false, "ClusterClass " + key + ": " + why
 		}
+	}
+	return true, ""
+}
+
+// settledAt tells whether a condition has the status it ends at, for the
+// object's current generation.
+func settledAt(conditions []metav1.Condition, condType string, want metav1.ConditionStatus, generation int64) (bool, string) {
+	c := meta.FindStatusCondition(conditions, condType)
+	switch {
+	case c == nil:
+		return false, "no " + condType + " condition"
+	case c.Status != want || c.ObservedGeneration != generation:
+		return false, fmt.Sprintf("%s is %s at generation %d, settles at %s at %d (%s)", condType, c.Status, c.ObservedGeneration, want, generation, c.Message)
 	}
 	return true, ""
 }
