@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/rest"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -159,6 +160,7 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 	}
 	variablesCache := callcache.New[[]clusterv1.ClusterClassVariable](callcache.Options{
 		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
+		Equal: func(a, b any) bool { return equality.Semantic.DeepEqual(a, b) },
 	})
 	clusterClasses := &clusterclass.Reconciler{
 		Client:    mgr.GetClient(),
@@ -167,6 +169,8 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 		Caller:    runtimeClient,
 		Cache:     variablesCache,
 		Schemas:   &variableschema.Cache{},
+
+		RefreshInterval: clusterclass.RefreshIntervalFor(opts.VariablesCacheMaxAge),
 
 		AfterReconcile: opts.AfterClusterClassReconcile,
 	}

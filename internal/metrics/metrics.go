@@ -15,6 +15,8 @@ const (
 	TriggerNamespace       = "namespace"
 	// TriggerTemplateCRD: a template CRD appeared, went or changed labels.
 	TriggerTemplateCRD = "template_crd"
+	// TriggerRefresh: a refreshed DiscoverVariables answer changed or failed.
+	TriggerRefresh = "refresh"
 )
 
 // Outcomes of an ExtensionConfig registration event.
@@ -52,6 +54,12 @@ var (
 		Help: "ClusterClass reconcile requests enqueued, by what triggered them.",
 	}, []string{"trigger"})
 
+	// VariablesRefreshes counts refreshes of DiscoverVariables answers in
+	// use, by outcome: unchanged, changed, failed.
+	VariablesRefreshes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "runtime_sdk_variables_refreshes_total",
+		Help: "DiscoverVariables answers in use asked again after --variables-cache-max-age, by outcome (unchanged, changed, failed).",
+	}, []string{"outcome"})
 	// ExtensionCalls counts calls to Runtime Extensions, cache hits included.
 	ExtensionCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "runtime_sdk_extension_calls_total",
@@ -100,7 +108,7 @@ func Register() {
 	register.Do(func() {
 		ctrlmetrics.Registry.MustRegister(
 			ExtensionConfigEvents, ClusterClassEnqueued, ExtensionCalls, ExtensionCallDuration,
-			RegisteredHandlers, IndexedReferences, IndexedClusterClasses, VariablesCacheEntries,
+			RegisteredHandlers, IndexedReferences, IndexedClusterClasses, VariablesCacheEntries, VariablesRefreshes,
 		)
 	})
 }

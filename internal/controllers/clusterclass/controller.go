@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -56,6 +57,10 @@ type Reconciler struct {
 	Cache *VariablesCache
 	// Schemas validates variable schemas, once per distinct schema.
 	Schemas *variableschema.Cache
+	// RefreshInterval, when positive, is how often DiscoverVariables
+	// answers in use are checked for reaching the cache's max age (and
+	// asked again); zero refreshes nothing.
+	RefreshInterval time.Duration
 	// AfterReconcile, when set, is called after every reconcile; tests and
 	// the load tool count reconciles per ClusterClass with it.
 	AfterReconcile func(reconcile.Request)
@@ -82,9 +87,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Optio
 		WatchesRawSource(r.registrySource(mapper)).
 		WatchesRawSource(r.namespaceSource(mgr.GetCache(), mapper)).
 		WatchesRawSource(r.templateCRDSource(mgr.GetCache())).
+		WatchesRawSource(r.refreshSource()).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build clusterclass controller: %w", err)
+	}
+	if r.RefreshInterval > 0 {
+		return mgr.Add(&refresher{cache: r.Cache, interval: r.RefreshInterval})
 	}
 	return nil
 }
@@ -95,6 +104,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		defer r.AfterReconcile(req)
 	}
 	cc := &clusterv1.ClusterClass{}
+	// This reconcile uses again whatever answers it still needs.
+	r.Cache.Release(req.String())
 	if err := r.Client.Get(ctx, req.NamespacedName, cc); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writes.Forget(req.NamespacedName)
@@ -152,7 +163,7 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" {
 			continue
 		}
-		vars, err := r.discover(ctx, cc.Namespace, patch)
+		vars, err := r.discover(ctx, client.ObjectKeyFromObject(cc), patch)
 		if err != nil {
 			failures = append(failures, fmt.Sprintf("patch %q (%s): %v", patch.Name, patch.External.DiscoverVariablesExtension, err))
 			var callErr *callError
@@ -218,7 +229,8 @@ func (e *callError) Unwrap() error { return e.err }
 // discover returns the variables one patch's DiscoverVariables handler
 // declares, from the cache when the same registration and settings were
 // asked before.
-func (r *Reconciler) discover(ctx context.Context, namespace string, patch clusterv1.ClusterClassPatch) ([]clusterv1.ClusterClassVariable, error) {
+func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, patch clusterv1.ClusterClassPatch) ([]clusterv1.ClusterClassVariable, error) {
+	namespace := user.Namespace
 	name := patch.External.DiscoverVariablesExtension
 	handler, ok := r.Registry.Get(name)
 	if !ok {
@@ -241,7 +253,7 @@ func (r *Reconciler) discover(ctx context.Context, namespace string, patch clust
 
 	effective := runtimeclient.MergeSettings(handler.Settings, patch.External.Settings)
 	started := time.Now()
-	vars, outcome, err := r.Cache.Get(ctx, handler.Name, handler.Fingerprint, effective,
+	vars, outcome, err := r.Cache.GetFor(ctx, user.String(), handler.Name, handler.Fingerprint, effective,
 		func(ctx context.Context) ([]clusterv1.ClusterClassVariable, error) {
 			request := &runtimehooksv1.DiscoverVariablesRequest{}
 			request.Settings = patch.External.Settings

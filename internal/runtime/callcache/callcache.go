@@ -3,6 +3,8 @@ package callcache
 import (
 	"context"
 	"encoding/json"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,7 +55,24 @@ type Options struct {
 	// caller of the same key before the next call; it doubles with each
 	// consecutive failure up to MaxFailureBackoff. Zero means the defaults.
 	FailureBackoff, MaxFailureBackoff time.Duration
+	// Equal tells whether two answers are the same, so that a refreshed
+	// answer equal to the stored one notifies no user. Nil means never
+	// equal.
+	Equal func(a, b any) bool
 }
+
+// RefreshOutcome says what a refresh of one answer found.
+type RefreshOutcome string
+
+const (
+	// RefreshUnchanged: the extension answered the same.
+	RefreshUnchanged RefreshOutcome = "unchanged"
+	// RefreshChanged: the answer differs; its users were told.
+	RefreshChanged RefreshOutcome = "changed"
+	// RefreshFailed: the call failed; its users were told, and see the
+	// failure until it passes.
+	RefreshFailed RefreshOutcome = "failed"
+)
 
 // Cache holds answers of type V per handler. It is safe for concurrent use.
 type Cache[V any] struct {
@@ -76,6 +95,15 @@ type Cache[V any] struct {
 	// sharing a failing request would each call the struggling extension.
 	failures map[string]*failure
 	now      func() time.Time
+
+	equal func(a, b any) bool
+	// users are, by entry key, who got their answer from it in their
+	// latest use (see GetFor), and userKeys the reverse, to release them.
+	users    map[string]map[string]struct{}
+	userKeys map[string]map[string]struct{}
+	// onChange, when set, hears the users of an answer that changed or
+	// whose refresh failed.
+	onChange func(users []string)
 }
 
 // failure is the last error of a key and until when it stands in for calls.
@@ -94,10 +122,18 @@ type handlerEntries[V any] struct {
 
 type entry[V any] struct {
 	handler, settingsKey string
+	fingerprint          string
 	value                V
 	at                   time.Time
 	older, newer         *entry[V]
+	// call asks the extension again, for a refresh.
+	call func(context.Context) (V, error)
 }
+
+// usersKey names an answer for its users: handler and settings. The
+// fingerprint is left out: a registration change drops the handler's
+// answers and users alike.
+func usersKey(handler, settingsKey string) string { return handler + "\x00" + settingsKey }
 
 // New returns an empty cache bounded by opts.
 func New[V any](opts Options) *Cache[V] {
@@ -109,6 +145,7 @@ func New[V any](opts Options) *Cache[V] {
 		maxAge: opts.MaxAge, maxEntries: maxEntries,
 		failureBackoff: opts.FailureBackoff, maxFailureBackoff: opts.MaxFailureBackoff,
 		handlers: map[string]*handlerEntries[V]{}, failures: map[string]*failure{}, now: time.Now,
+		equal: opts.Equal, users: map[string]map[string]struct{}{}, userKeys: map[string]map[string]struct{}{},
 	}
 	if c.failureBackoff <= 0 {
 		c.failureBackoff = DefaultFailureBackoff
@@ -126,7 +163,17 @@ func New[V any](opts Options) *Cache[V] {
 func (c *Cache[V]) Get(ctx context.Context, handler, fingerprint string, settings map[string]string,
 	call func(context.Context) (V, error),
 ) (V, Outcome, error) {
+	return c.GetFor(ctx, "", handler, fingerprint, settings, call)
+}
+
+// GetFor is Get on behalf of user (empty: nobody), who is then told, through
+// the function SetOnChange sets, when a refresh finds the answer changed or
+// failing, until Release(user).
+func (c *Cache[V]) GetFor(ctx context.Context, user, handler, fingerprint string, settings map[string]string,
+	call func(context.Context) (V, error),
+) (V, Outcome, error) {
 	settingsKey := canonical(settings)
+	c.use(user, usersKey(handler, settingsKey))
 	if v, ok := c.lookup(handler, fingerprint, settingsKey); ok {
 		return v, Hit, nil
 	}
@@ -154,7 +201,7 @@ func (c *Cache[V]) Get(ctx context.Context, handler, fingerprint string, setting
 			c.fail(flightKey, handler, err)
 			return v, err
 		}
-		c.store(handler, fingerprint, settingsKey, v)
+		c.notify(c.store(handler, fingerprint, settingsKey, v, call))
 		c.mu.Lock()
 		delete(c.failures, flightKey)
 		c.mu.Unlock()
@@ -164,7 +211,7 @@ func (c *Cache[V]) Get(ctx context.Context, handler, fingerprint string, setting
 	return v, outcome, err
 }
 
-// Forget drops every entry and failure of the named handlers.
+// Forget drops every entry, failure and user of the named handlers.
 func (c *Cache[V]) Forget(handlers ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -175,7 +222,146 @@ func (c *Cache[V]) Forget(handlers ...string) {
 				delete(c.failures, key)
 			}
 		}
+		for key, users := range c.users {
+			if strings.HasPrefix(key, h+"\x00") {
+				for user := range users {
+					delete(c.userKeys[user], key)
+					if len(c.userKeys[user]) == 0 {
+						delete(c.userKeys, user)
+					}
+				}
+				delete(c.users, key)
+			}
+		}
 	}
+}
+
+// SetOnChange sets who hears of answers that changed or whose refresh
+// failed; fn gets the users of the answer (see GetFor) and must not block.
+func (c *Cache[V]) SetOnChange(fn func(users []string)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onChange = fn
+}
+
+// Release forgets every answer user used: a ClusterClass calls it before
+// each reconcile, which then uses again what it still needs, and when it
+// is deleted.
+func (c *Cache[V]) Release(user string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key := range c.userKeys[user] {
+		delete(c.users[key], user)
+		if len(c.users[key]) == 0 {
+			delete(c.users, key)
+		}
+	}
+	delete(c.userKeys, user)
+}
+
+// Users is how many users the stored answers have, for tests and gauges.
+func (c *Cache[V]) Users() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.userKeys)
+}
+
+func (c *Cache[V]) use(user, key string) {
+	if user == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.users[key] == nil {
+		c.users[key] = map[string]struct{}{}
+	}
+	c.users[key][user] = struct{}{}
+	if c.userKeys[user] == nil {
+		c.userKeys[user] = map[string]struct{}{}
+	}
+	c.userKeys[user][key] = struct{}{}
+}
+
+// usersOf lists an answer's users; c.mu is held.
+func (c *Cache[V]) usersOf(key string) []string {
+	out := make([]string, 0, len(c.users[key]))
+	for user := range c.users[key] {
+		out = append(out, user)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (c *Cache[V]) notify(users []string) {
+	if len(users) == 0 {
+		return
+	}
+	c.mu.Lock()
+	fn := c.onChange
+	c.mu.Unlock()
+	if fn != nil {
+		fn(users)
+	}
+}
+
+// Refresh asks again, once each, for every answer in use that is older
+// than MaxAge, and returns what each found. A changed answer replaces the
+// stored one and its users are told; an unchanged one is kept, renewed,
+// and tells nobody; a failed call keeps the answer out of use for the
+// failure backoff, like any failed call, and its users are told, so that
+// they say so. Answers nobody uses are left to expire. Calls run one at a
+// time: their number per interval is the number of distinct requests.
+func (c *Cache[V]) Refresh(ctx context.Context) map[RefreshOutcome]int {
+	if c.maxAge <= 0 {
+		return nil
+	}
+	type due struct {
+		handler, fingerprint, settingsKey string
+		call                              func(context.Context) (V, error)
+	}
+	var work []due
+	c.mu.Lock()
+	for e := c.oldest; e != nil && c.expired(e); e = e.newer {
+		if len(c.users[usersKey(e.handler, e.settingsKey)]) > 0 && e.call != nil {
+			work = append(work, due{e.handler, e.fingerprint, e.settingsKey, e.call})
+		}
+	}
+	c.mu.Unlock()
+	outcomes := map[RefreshOutcome]int{}
+	for _, d := range work {
+		if ctx.Err() != nil {
+			break
+		}
+		flightKey := d.handler + "\x00" + d.fingerprint + "\x00" + d.settingsKey
+		var users []string
+		outcome := RefreshUnchanged
+		_, _, _ = c.group.Do(flightKey, func() (any, error) {
+			v, err := d.call(context.WithoutCancel(ctx))
+			if err != nil {
+				c.fail(flightKey, d.handler, err)
+				c.mu.Lock()
+				if h, ok := c.handlers[d.handler]; ok && h.fingerprint == d.fingerprint {
+					if e, ok := h.bySettings[d.settingsKey]; ok {
+						c.remove(e)
+					}
+				}
+				users = c.usersOf(usersKey(d.handler, d.settingsKey))
+				c.mu.Unlock()
+				outcome = RefreshFailed
+				return nil, err
+			}
+			if users = c.store(d.handler, d.fingerprint, d.settingsKey, v, d.call); len(users) > 0 {
+				outcome = RefreshChanged
+			}
+			c.mu.Lock()
+			delete(c.failures, flightKey)
+			c.mu.Unlock()
+			return v, nil
+		})
+		outcomes[outcome]++
+		c.notify(users)
+	}
+	return outcomes
 }
 
 // recentFailure returns the error of key's last call while its backoff
@@ -242,14 +428,18 @@ func (c *Cache[V]) lookup(handler, fingerprint, settingsKey string) (V, bool) {
 	if !ok {
 		return zero, false
 	}
-	if c.expired(e) {
+	// An answer in use is kept past its age: Refresh asks again and tells
+	// its users what changed. One nobody uses just expires.
+	if c.expired(e) && len(c.users[usersKey(handler, settingsKey)]) == 0 {
 		c.remove(e)
 		return zero, false
 	}
 	return e.value, true
 }
 
-func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V) {
+// store keeps v as the answer and returns the users to tell when it
+// replaced a different answer.
+func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call func(context.Context) (V, error)) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h, ok := c.handlers[handler]
@@ -261,21 +451,27 @@ func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V) {
 		h = &handlerEntries[V]{fingerprint: fingerprint, bySettings: map[string]*entry[V]{}}
 		c.handlers[handler] = h
 	}
+	var changed []string
 	if old, ok := h.bySettings[settingsKey]; ok {
+		if c.equal == nil || !c.equal(old.value, v) {
+			changed = c.usersOf(usersKey(handler, settingsKey))
+		}
 		c.unlink(old)
 	}
-	e := &entry[V]{handler: handler, settingsKey: settingsKey, value: v, at: c.now()}
+	e := &entry[V]{handler: handler, settingsKey: settingsKey, fingerprint: fingerprint, value: v, at: c.now(), call: call}
 	h.bySettings[settingsKey] = e
 	c.link(e)
 
 	// Entries expire in the order they were stored, so the expired ones
 	// are all at the oldest end; entries nobody looks up again go here.
-	for c.oldest != nil && c.expired(c.oldest) {
+	// One in use stops the sweep: Refresh renews it.
+	for c.oldest != nil && c.expired(c.oldest) && len(c.users[usersKey(c.oldest.handler, c.oldest.settingsKey)]) == 0 {
 		c.remove(c.oldest)
 	}
 	for c.entries > c.maxEntries {
 		c.remove(c.oldest)
 	}
+	return changed
 }
 
 func (c *Cache[V]) expired(e *entry[V]) bool {

@@ -1,0 +1,69 @@
+package clusterclass
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
+)
+
+// RefreshIntervalFor is how often to look for answers due for a refresh
+// under a cache max age: a quarter of it, between 100 ms and 5 s, so a
+// rollout reaches ClusterClasses within the max age and a few seconds.
+func RefreshIntervalFor(maxAge time.Duration) time.Duration {
+	if maxAge <= 0 {
+		return 0
+	}
+	return min(max(maxAge/4, 100*time.Millisecond), 5*time.Second)
+}
+
+// refreshSource enqueues the ClusterClasses whose DiscoverVariables answer
+// a refresh found changed or failing: an extension rolled out behind an
+// unchanged registration reaches exactly them.
+func (r *Reconciler) refreshSource() source.Source {
+	return source.Func(func(ctx context.Context, q queue) error {
+		r.Cache.SetOnChange(func(users []string) {
+			requests := make([]reconcile.Request, 0, len(users))
+			for _, user := range users {
+				namespace, name, ok := strings.Cut(user, "/")
+				if !ok {
+					continue
+				}
+				requests = append(requests, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}})
+			}
+			ctrl.LoggerFrom(ctx).V(4).Info("refreshed answer changed", "clusterClasses", len(requests))
+			enqueue(q, metrics.TriggerRefresh, requests...)
+		})
+		return nil
+	})
+}
+
+// refresher asks again, once per max age, for the DiscoverVariables answers
+// ClusterClasses use. It runs on the leader only, whose controller hears
+// what changed.
+type refresher struct {
+	cache    *VariablesCache
+	interval time.Duration
+}
+
+// Start refreshes until ctx ends.
+func (f *refresher) Start(ctx context.Context) error {
+	ticker := time.NewTicker(f.interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+			for outcome, n := range f.cache.Refresh(ctx) {
+				metrics.VariablesRefreshes.WithLabelValues(string(outcome)).Add(float64(n))
+			}
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package callcache
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// extension answers what its answer field holds, counting calls.
+type extension struct {
+	answer atomic.Int64
+	fail   atomic.Bool
+	calls  atomic.Int64
+}
+
+func (e *extension) call(context.Context) (int, error) {
+	e.calls.Add(1)
+	if e.fail.Load() {
+		return 0, errors.New("down")
+	}
+	return int(e.answer.Load()), nil
+}
+
+func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t *testing.T) {
+	c := New[int](Options{MaxAge: time.Minute, Equal: func(a, b any) bool { return a == b }})
+	now := time.Now()
+	c.now = func() time.Time { return now }
+	var told [][]string
+	c.SetOnChange(func(users []string) { told = append(told, users) })
+	ctx := context.Background()
+
+	shared, alone, unused := &extension{}, &extension{}, &extension{}
+	shared.answer.Store(1)
+	for _, user := range []string{"ns/a", "ns/b", "ns/c"} {
+		c.GetFor(ctx, user, "shared", "fp", nil, shared.call)
+	}
+	c.GetFor(ctx, "ns/d", "alone", "fp", map[string]string{"k": "v"}, alone.call)
+	c.Get(ctx, "unused", "fp", nil, unused.call)
+	if shared.calls.Load() != 1 {
+		t.Fatalf("three users of one request made %d calls", shared.calls.Load())
+	}
+
+	if got := c.Refresh(ctx); len(got) != 0 {
+		t.Errorf("refresh before max age: %v", got)
+	}
+	now = now.Add(61 * time.Second)
+	shared.answer.Store(2) // a rollout behind the same registration
+	got := c.Refresh(ctx)
+	if want := map[RefreshOutcome]int{RefreshChanged: 1, RefreshUnchanged: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("outcomes %v, want %v", got, want)
+	}
+	if shared.calls.Load() != 2 || alone.calls.Load() != 2 || unused.calls.Load() != 1 {
+		t.Errorf("calls: shared %d, alone %d, unused %d; want 2, 2, 1", shared.calls.Load(), alone.calls.Load(), unused.calls.Load())
+	}
+	if want := [][]string{{"ns/a", "ns/b", "ns/c"}}; !reflect.DeepEqual(told, want) {
+		t.Errorf("told %v, want %v", told, want)
+	}
+	if v, outcome, _ := c.GetFor(ctx, "ns/a", "shared", "fp", nil, shared.call); v != 2 || outcome != Hit {
+		t.Errorf("after the refresh: %d (%s), want the new answer from the cache", v, outcome)
+	}
+
+	// Renewed: nothing is due until another max age has passed.
+	told = nil
+	if got := c.Refresh(ctx); len(got) != 0 {
+		t.Errorf("refresh right after a refresh: %v", got)
+	}
+	// A released user is no longer told, and an answer without users is
+	// no longer asked for.
+	for _, user := range []string{"ns/a", "ns/b", "ns/c"} {
+		c.Release(user)
+	}
+	now = now.Add(61 * time.Second)
+	shared.answer.Store(3)
+	if got := c.Refresh(ctx); !reflect.DeepEqual(got, map[RefreshOutcome]int{RefreshUnchanged: 1}) {
+		t.Errorf("outcomes %v, want alone's refresh only", got)
+	}
+	if shared.calls.Load() != 2 || len(told) != 0 {
+		t.Errorf("an answer nobody uses was asked for (%d calls) or told %v", shared.calls.Load(), told)
+	}
+}
+
+func TestRefresh_AFailureTellsTheUsersAndAnswersThemWithTheError(t *testing.T) {
+	c := New[int](Options{MaxAge: time.Minute})
+	now := time.Now()
+	c.now = func() time.Time { return now }
+	var told [][]string
+	c.SetOnChange(func(users []string) { told = append(told, users) })
+	ctx := context.Background()
+	e := &extension{}
+	c.GetFor(ctx, "ns/a", "h", "fp", nil, e.call)
+
+	now = now.Add(61 * time.Second)
+	e.fail.Store(true)
+	if got := c.Refresh(ctx); !reflect.DeepEqual(got, map[RefreshOutcome]int{RefreshFailed: 1}) {
+		t.Errorf("outcomes %v", got)
+	}
+	if !reflect.DeepEqual(told, [][]string{{"ns/a"}}) {
+		t.Errorf("told %v", told)
+	}
+	if _, outcome, err := c.GetFor(ctx, "ns/a", "h", "fp", nil, e.call); err == nil || outcome != FailureShared {
+		t.Errorf("the user's next reconcile got %s, %v; want the refresh's failure", outcome, err)
+	}
+	if e.calls.Load() != 2 {
+		t.Errorf("%d calls, want the first and the refresh", e.calls.Load())
+	}
+}
