@@ -19,6 +19,27 @@ import (
 // available: every lookup is then served from memory.
 type Mapper struct {
 	Reader client.Reader
+	// Applied, when set, says whether a ClusterClass was last reconciled as
+	// admitted by an ExtensionConfig's namespaceSelector. Admission flips
+	// are then decided against it, not against a "before" recomputed from
+	// the cache, which may already have moved: a Namespace relabelled and
+	// a selector changed in between can each look like no flip on its own.
+	Applied AppliedAdmission
+}
+
+// AppliedAdmission reports whether ClusterClass cc was admitted by config
+// when last reconciled, and false for known when there is no record.
+type AppliedAdmission func(cc types.NamespacedName, config string) (admitted, known bool)
+
+// flipped decides whether cc's admission by config changed: against what
+// was last applied when that is known, else between before and after.
+func (m Mapper) flipped(cc types.NamespacedName, config string, before, after bool) bool {
+	if m.Applied != nil {
+		if applied, known := m.Applied(cc, config); known {
+			return applied != after
+		}
+	}
+	return before != after
 }
 
 // RequestsForChanges returns, each once, the ClusterClasses a set of handler
@@ -50,7 +71,7 @@ func (m Mapper) RequestsForChanges(ctx context.Context, changes []Change) ([]rec
 					if change.Kind == Changed {
 						affected = before || after
 					} else {
-						affected = before != after
+						affected = m.flipped(types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}, change.New.ExtensionConfig, before, after)
 					}
 				}
 			}
@@ -80,29 +101,32 @@ func (m Mapper) RequestsForExtensionConfig(ctx context.Context, old, new *runtim
 type SelectorLookup func(extensionConfig string) (*metav1.LabelSelector, bool)
 
 // RequestsForNamespace maps a Namespace label change to the ClusterClasses
-// in that namespace referencing a config whose selector admits the
-// namespace before and not after, or the reverse.
+// in that namespace referencing a config whose selector now admits the
+// namespace where it did not (as last applied, see Applied; else under the
+// old labels), or the reverse.
 func (m Mapper) RequestsForNamespace(ctx context.Context, namespace string, oldLabels, newLabels map[string]string, selectorOf SelectorLookup) ([]reconcile.Request, error) {
 	list := &clusterv1.ClusterClassList{}
 	if err := m.Reader.List(ctx, list, client.InNamespace(namespace)); err != nil {
 		return nil, fmt.Errorf("list ClusterClasses in namespace %s: %w", namespace, err)
 	}
 	out := requestSet{}
-	flips := map[string]bool{}
+	// Each config's selector is evaluated once per event, not per
+	// ClusterClass.
+	type admission struct{ registered, before, after bool }
+	byConfig := map[string]admission{}
 	for i := range list.Items {
 		cc := &list.Items[i]
 		for _, config := range ExtensionConfigNames(cc) {
-			flipped, known := flips[config]
-			if !known {
-				selector, registered := selectorOf(config)
-				if registered {
-					before, _ := Admits(selector, oldLabels)
-					after, _ := Admits(selector, newLabels)
-					flipped = before != after
+			a, seen := byConfig[config]
+			if !seen {
+				if selector, registered := selectorOf(config); registered {
+					a.registered = true
+					a.before, _ = Admits(selector, oldLabels)
+					a.after, _ = Admits(selector, newLabels)
 				}
-				flips[config] = flipped
+				byConfig[config] = a
 			}
-			if flipped {
+			if a.registered && m.flipped(types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}, config, a.before, a.after) {
 				out.add(cc)
 				break
 			}

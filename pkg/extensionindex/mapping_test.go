@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
@@ -228,6 +229,49 @@ func TestMapper_NamespaceLabelFlip(t *testing.T) {
 			}
 			if got := names(requests); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("requests = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// A Namespace relabelled a -> b while a config's selector changes from
+// team=a to team=c: the ClusterClass was admitted and no longer is, yet
+// neither event alone shows a flip (the selector change sees the new
+// labels: not admitted before or after; the label change sees the new
+// selector: not admitted before or after). Against the admission last
+// applied, both do.
+func TestMapper_InterleavedLabelAndSelectorChangesLoseNoFlip(t *testing.T) {
+	reader := mappingReader(t, namespace("ns", "b"), referencing("ns", "cc", "vars.ext"))
+	applied := func(cc types.NamespacedName, config string) (bool, bool) {
+		return cc.String() == "ns/cc" && config == "ext", cc.String() == "ns/cc" && config == "ext"
+	}
+	vars := handler("vars", "DiscoverVariables", 10)
+	selectorChange := Diff(HandlerStates(extensionConfig(selector("a"), vars)), HandlerStates(extensionConfig(selector("c"), vars)))
+	lookup := func(string) (*metav1.LabelSelector, bool) { return selector("c"), true }
+	ctx := context.Background()
+
+	for _, tt := range []struct {
+		name string
+		m    Mapper
+		want []string
+	}{
+		{"edges only", Mapper{Reader: reader}, []string{}},
+		{"against what was applied", Mapper{Reader: reader, Applied: applied}, []string{"ns/cc"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			bySelector, err := tt.m.RequestsForChanges(ctx, selectorChange)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byLabels, err := tt.m.RequestsForNamespace(ctx, "ns", map[string]string{"team": "a"}, map[string]string{"team": "b"}, lookup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(bySelector); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("selector change: %v, want %v", got, tt.want)
+			}
+			if got := names(byLabels); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("label change: %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -65,7 +65,8 @@ type Reconciler struct {
 	// the load tool count reconciles per ClusterClass with it.
 	AfterReconcile func(reconcile.Request)
 
-	writes objstatus.Writes
+	writes     objstatus.Writes
+	admissions admissionLog
 }
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
@@ -76,7 +77,7 @@ type Reconciler struct {
 // extensionindex must already be registered with the manager.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Options) error {
 	metrics.Register()
-	mapper := extensionindex.Mapper{Reader: mgr.GetCache()}
+	mapper := extensionindex.Mapper{Reader: mgr.GetCache(), Applied: r.admissions.lookup}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &clusterv1.ClusterClass{}, byTemplateCRD, templateCRDKeys); err != nil {
 		return fmt.Errorf("index ClusterClasses by template CRD: %w", err)
 	}
@@ -109,6 +110,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, cc); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writes.Forget(req.NamespacedName)
+			r.admissions.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}

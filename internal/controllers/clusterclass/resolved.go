@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -33,6 +36,7 @@ var hookOfField = map[string]string{
 // reference that cannot be used and why.
 func (r *Reconciler) reconcileExtensionsResolved(ctx context.Context, cc *clusterv1.ClusterClass) error {
 	refs, malformed := extensionindex.References(cc)
+	applied := map[string]bool{}
 	var problems []string
 	for _, m := range malformed {
 		problems = append(problems, m.Error())
@@ -52,14 +56,47 @@ func (r *Reconciler) reconcileExtensionsResolved(ctx context.Context, cc *cluste
 		if err != nil {
 			return err
 		}
+		applied[ref.ExtensionConfig] = admitted
 		if !admitted {
 			problems = append(problems, fmt.Sprintf("%s: namespace %q is not admitted by the namespaceSelector of ExtensionConfig %q", where, cc.Namespace, ref.ExtensionConfig))
 		}
 	}
+	r.admissions.set(client.ObjectKeyFromObject(cc), applied)
 	if len(problems) > 0 {
 		objstatus.SetCondition(cc, ExtensionsResolvedCondition, metav1.ConditionFalse, ExtensionsNotResolvedReason, strings.Join(problems, "; "))
 		return nil
 	}
 	objstatus.SetCondition(cc, ExtensionsResolvedCondition, metav1.ConditionTrue, ExtensionsResolvedReason, "")
 	return nil
+}
+
+// admissionLog remembers, per ClusterClass, whether each ExtensionConfig it
+// references admitted its namespace when it was last reconciled, so that
+// Namespace and selector events decide flips against what was applied.
+type admissionLog struct {
+	mu   sync.Mutex
+	byCC map[types.NamespacedName]map[string]bool
+}
+
+func (l *admissionLog) set(cc types.NamespacedName, admitted map[string]bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byCC == nil {
+		l.byCC = map[types.NamespacedName]map[string]bool{}
+	}
+	l.byCC[cc] = admitted
+}
+
+func (l *admissionLog) forget(cc types.NamespacedName) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.byCC, cc)
+}
+
+// lookup is an extensionindex.AppliedAdmission.
+func (l *admissionLog) lookup(cc types.NamespacedName, config string) (admitted, known bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	admitted, known = l.byCC[cc][config]
+	return admitted, known
 }
