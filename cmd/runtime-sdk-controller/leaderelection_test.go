@@ -12,6 +12,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -52,10 +53,10 @@ func startReplica(t *testing.T, binary, kubeconfig string, lease time.Duration, 
 	return r
 }
 
-func TestBinary_LeaderElectionFailsOverWithinTheLeaseDuration(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane and two managers")
-	}
+// startTestCluster starts a local control plane with our CRDs and the
+// skeleton's template CRDs, stopped when the test ends.
+func startTestCluster(t *testing.T) *localcluster.Cluster {
+	t.Helper()
 	binDir, err := toolbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -64,11 +65,19 @@ func TestBinary_LeaderElectionFailsOverWithinTheLeaseDuration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cluster, err := localcluster.Start(context.Background(), localcluster.Options{Dir: t.TempDir(), BinDir: binDir, CRDs: crds})
+	cluster, err := localcluster.Start(context.Background(), localcluster.Options{Dir: t.TempDir(), BinDir: binDir, CRDs: append(crds, skeleton.TemplateCRDs()...)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cluster.Stop() })
+	return cluster
+}
+
+func TestBinary_LeaderElectionFailsOverWithinTheLeaseDuration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane and two managers")
+	}
+	cluster := startTestCluster(t)
 	binary := buildBinary(t)
 	const lease = 4 * time.Second
 

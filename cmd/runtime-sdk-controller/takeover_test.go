@@ -17,14 +17,11 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -41,19 +38,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 		t.Skip("starts a control plane and two managers")
 	}
 	ctx := context.Background()
-	binDir, err := toolbin.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := crd.Definitions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: t.TempDir(), BinDir: binDir, CRDs: append(crds, skeleton.TemplateCRDs()...)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.Stop() })
+	cluster := startTestCluster(t)
 	c, err := client.New(cluster.Config(), client.Options{Scheme: scheme.New()})
 	if err != nil {
 		t.Fatal(err)
