@@ -31,15 +31,20 @@ type Mapper struct {
 // when last reconciled, and false for known when there is no record.
 type AppliedAdmission func(cc types.NamespacedName, config string) (admitted, known bool)
 
-// flipped decides whether cc's admission by config changed: against what
-// was last applied when that is known, else between before and after.
+// flipped decides whether cc's admission by config changed: between
+// before and after, or against what was last applied when that is known.
+// Both count: a record is written only when its reconcile ends, so an
+// event that lands while that reconcile runs is still an edge to follow.
 func (m Mapper) flipped(cc types.NamespacedName, config string, before, after bool) bool {
+	if before != after {
+		return true
+	}
 	if m.Applied != nil {
 		if applied, known := m.Applied(cc, config); known {
 			return applied != after
 		}
 	}
-	return before != after
+	return false
 }
 
 // RequestsForChanges returns, each once, the ClusterClasses a set of handler

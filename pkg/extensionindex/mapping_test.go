@@ -276,3 +276,20 @@ func TestMapper_InterleavedLabelAndSelectorChangesLoseNoFlip(t *testing.T) {
 		})
 	}
 }
+
+// A reconcile records its admission only when it ends: an edge that lands
+// while it runs (the namespace relabelled away and back, the record not yet
+// written) is still followed, whatever the old record says.
+func TestMapper_AnEdgeIsFollowedWhateverTheRecordSays(t *testing.T) {
+	reader := mappingReader(t, namespace("ns", "a"), referencing("ns", "cc", "vars.ext"))
+	stale := func(types.NamespacedName, string) (bool, bool) { return true, true }
+	lookup := func(string) (*metav1.LabelSelector, bool) { return selector("a"), true }
+	m := Mapper{Reader: reader, Applied: stale}
+	requests, err := m.RequestsForNamespace(context.Background(), "ns", map[string]string{"team": "b"}, map[string]string{"team": "a"}, lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(requests); !reflect.DeepEqual(got, []string{"ns/cc"}) {
+		t.Errorf("requests = %v, want the edge followed", got)
+	}
+}

@@ -201,10 +201,7 @@ func (c *Cache[V]) GetFor(ctx context.Context, user, handler, fingerprint string
 			c.fail(flightKey, handler, err)
 			return v, err
 		}
-		c.notify(c.store(handler, fingerprint, settingsKey, v, call))
-		c.mu.Lock()
-		delete(c.failures, flightKey)
-		c.mu.Unlock()
+		c.notify(c.recovered(flightKey, handler, settingsKey, c.store(handler, fingerprint, settingsKey, v, call, false)))
 		return v, nil
 	})
 	v, _ := result.(V)
@@ -292,6 +289,21 @@ func (c *Cache[V]) usersOf(key string) []string {
 	return out
 }
 
+// recovered clears a key's failure after a successful call and returns
+// the users to tell: those of a changed answer, or every user of an answer
+// that had failed, whose reconciles still show the failure.
+func (c *Cache[V]) recovered(flightKey, handler, settingsKey string, changed []string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, failed := c.failures[flightKey]; failed {
+		delete(c.failures, flightKey)
+		if len(changed) == 0 {
+			return c.usersOf(usersKey(handler, settingsKey))
+		}
+	}
+	return changed
+}
+
 func (c *Cache[V]) notify(users []string) {
 	if len(users) == 0 {
 		return
@@ -350,12 +362,10 @@ func (c *Cache[V]) Refresh(ctx context.Context) map[RefreshOutcome]int {
 				outcome = RefreshFailed
 				return nil, err
 			}
-			if users = c.store(d.handler, d.fingerprint, d.settingsKey, v, d.call); len(users) > 0 {
+			if users = c.store(d.handler, d.fingerprint, d.settingsKey, v, d.call, true); len(users) > 0 {
 				outcome = RefreshChanged
 			}
-			c.mu.Lock()
-			delete(c.failures, flightKey)
-			c.mu.Unlock()
+			users = c.recovered(flightKey, d.handler, d.settingsKey, users)
 			return v, nil
 		})
 		outcomes[outcome]++
@@ -438,11 +448,18 @@ func (c *Cache[V]) lookup(handler, fingerprint, settingsKey string) (V, bool) {
 }
 
 // store keeps v as the answer and returns the users to tell when it
-// replaced a different answer.
-func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call func(context.Context) (V, error)) []string {
+// replaced a different answer. With onlyReplace, it stores nothing unless
+// an answer under the same fingerprint is still there: a refresh that
+// returns after the registration changed must not bring the old one back.
+func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call func(context.Context) (V, error), onlyReplace bool) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h, ok := c.handlers[handler]
+	if onlyReplace {
+		if !ok || h.fingerprint != fingerprint || h.bySettings[settingsKey] == nil {
+			return nil
+		}
+	}
 	if ok && h.fingerprint != fingerprint {
 		c.dropHandler(handler)
 		ok = false

@@ -107,3 +107,63 @@ func TestRefresh_AFailureTellsTheUsersAndAnswersThemWithTheError(t *testing.T) {
 		t.Errorf("%d calls, want the first and the refresh", e.calls.Load())
 	}
 }
+
+func TestRefresh_ARecoveryTellsTheUsersTheFailureWasToldTo(t *testing.T) {
+	c := New[int](Options{MaxAge: time.Minute})
+	now := time.Now()
+	c.now = func() time.Time { return now }
+	var told [][]string
+	c.SetOnChange(func(users []string) { told = append(told, users) })
+	ctx := context.Background()
+	e := &extension{}
+	for _, user := range []string{"ns/a", "ns/b"} {
+		c.GetFor(ctx, user, "h", "fp", nil, e.call)
+	}
+	now = now.Add(61 * time.Second)
+	e.fail.Store(true)
+	c.Refresh(ctx)
+	// The extension recovers; one user's retry after the backoff succeeds:
+	// the other, still showing the failure, must hear of it too.
+	e.fail.Store(false)
+	now = now.Add(time.Minute)
+	told = nil
+	if _, outcome, err := c.GetFor(ctx, "ns/a", "h", "fp", nil, e.call); err != nil || outcome != Called {
+		t.Fatalf("retry after the backoff: %s, %v", outcome, err)
+	}
+	if want := [][]string{{"ns/a", "ns/b"}}; !reflect.DeepEqual(told, want) {
+		t.Errorf("told %v on recovery, want %v", told, want)
+	}
+}
+
+func TestRefresh_AnAnswerOfAReplacedRegistrationDoesNotComeBack(t *testing.T) {
+	c := New[int](Options{MaxAge: time.Minute, Equal: func(a, b any) bool { return a == b }})
+	now := time.Now()
+	c.now = func() time.Time { return now }
+	ctx := context.Background()
+	release := make(chan struct{})
+	started := make(chan struct{})
+	old := func(context.Context) (int, error) { return 1, nil }
+	c.GetFor(ctx, "ns/a", "h", "fp1", nil, old)
+	slowOld := func(context.Context) (int, error) {
+		close(started)
+		<-release
+		return 1, nil
+	}
+	// The refresh of fp1 is in flight when the registration changes.
+	c.mu.Lock()
+	c.handlers["h"].bySettings["{}"].call = slowOld
+	c.mu.Unlock()
+	now = now.Add(61 * time.Second)
+	done := make(chan struct{})
+	go func() { c.Refresh(ctx); close(done) }()
+	<-started
+	c.Forget("h")
+	if v, _, _ := c.GetFor(ctx, "ns/a", "h", "fp2", nil, func(context.Context) (int, error) { return 2, nil }); v != 2 {
+		t.Fatalf("fp2 answered %d", v)
+	}
+	close(release)
+	<-done
+	if v, outcome, _ := c.GetFor(ctx, "ns/a", "h", "fp2", nil, func(context.Context) (int, error) { return 3, nil }); v != 2 || outcome != Hit {
+		t.Errorf("after the late refresh of fp1: %d (%s), want fp2's answer from the cache", v, outcome)
+	}
+}
