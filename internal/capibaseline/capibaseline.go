@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,7 +132,42 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 		os.RemoveAll(certDir)
 		return nil, err
 	}
-	return &Manager{Process: p, certDir: certDir}, nil
+	m := &Manager{Process: p, certDir: certDir}
+	// Ready means its webhook server listens; its registry warm-up runs
+	// beside that. An ExtensionConfig created before the warm-up lists
+	// would be discovered by it, and an unreachable one makes it exit the
+	// process after 60 s: wait for it to say it is done.
+	if err := m.waitForLog(ctx, warmedUp, 2*time.Minute); err != nil {
+		m.Stop()
+		return nil, err
+	}
+	return m, nil
+}
+
+// warmedUp is what Cluster API's manager logs once its registry warm-up
+// has listed every ExtensionConfig and discovered them.
+const warmedUp = "The extension registry is warmed up"
+
+// waitForLog polls the manager's log until it holds line.
+func (m *Manager) waitForLog(ctx context.Context, line string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		data, err := os.ReadFile(m.LogPath())
+		if err == nil && strings.Contains(string(data), line) {
+			return nil
+		}
+		if exited, exitErr := m.Exited(); exited {
+			return fmt.Errorf("Cluster API's manager exited before logging %q (%v); see %s", line, exitErr, m.LogPath())
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("Cluster API's manager did not log %q within %s; see %s", line, timeout, m.LogPath())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // Stop stops the manager and removes its webhook certificate.
