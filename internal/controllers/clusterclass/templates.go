@@ -2,6 +2,7 @@ package clusterclass
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -132,6 +133,20 @@ func (r *Reconciler) ensureOwned(ctx context.Context, cc *clusterv1.ClusterClass
 		if hasOwner(template.GetOwnerReferences(), desired) {
 			return nil
 		}
+		if canAppend(template.GetOwnerReferences(), desired) {
+			// The common case, a new owner of a template that has owners:
+			// a JSON patch appends to the list as the server holds it, so
+			// ClusterClasses sharing a template never conflict.
+			entry, err := json.Marshal(desired)
+			if err != nil {
+				return err
+			}
+			patch := []byte(`[{"op":"add","path":"/metadata/ownerReferences/-","value":` + string(entry) + `}]`)
+			if err := r.Client.Patch(ctx, template, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+				return fmt.Errorf("set owner of template %s: %w", where, err)
+			}
+			return nil
+		}
 		before := template.DeepCopy()
 		if err := controllerutil.SetOwnerReference(cc, template, r.Client.Scheme()); err != nil {
 			return fmt.Errorf("set owner of template %s: %w", where, err)
@@ -142,6 +157,26 @@ func (r *Reconciler) ensureOwned(ctx context.Context, cc *clusterv1.ClusterClass
 		}
 		return err
 	})
+}
+
+// canAppend tells whether want can simply be added: the list exists and
+// holds no entry for the same ClusterClass (which SetOwnerReference would
+// update in place, say after the ClusterClass was recreated).
+func canAppend(refs []metav1.OwnerReference, want metav1.OwnerReference) bool {
+	if len(refs) == 0 {
+		return false
+	}
+	for _, r := range refs {
+		if r.Kind == want.Kind && r.Name == want.Name && groupOf(r.APIVersion) == groupOf(want.APIVersion) {
+			return false
+		}
+	}
+	return true
+}
+
+func groupOf(apiVersion string) string {
+	group, _, _ := strings.Cut(apiVersion, "/")
+	return group
 }
 
 func hasOwner(refs []metav1.OwnerReference, want metav1.OwnerReference) bool {
