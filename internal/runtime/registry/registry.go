@@ -71,10 +71,8 @@ type Registry struct {
 	mu       sync.RWMutex
 	byName   map[string]Handler
 	byConfig map[string][]string
-	ready    bool
-	readyCh  chan struct{}
-	synced   bool
-	syncedCh chan struct{}
+	ready    gate
+	synced   gate
 
 	subMu       sync.Mutex
 	nextSub     int
@@ -86,8 +84,8 @@ func New() *Registry {
 	return &Registry{
 		byName:      map[string]Handler{},
 		byConfig:    map[string][]string{},
-		readyCh:     make(chan struct{}),
-		syncedCh:    make(chan struct{}),
+		ready:       newGate(),
+		synced:      newGate(),
 		subscribers: map[int]func([]extensionindex.Change){},
 	}
 }
@@ -290,37 +288,38 @@ func (r *Registry) Len() int {
 }
 
 // MarkReady records that warm-up is done. It is idempotent.
-func (r *Registry) MarkReady() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.ready {
-		r.ready = true
-		close(r.readyCh)
-	}
-}
+func (r *Registry) MarkReady() { r.ready.open() }
 
 // IsReady reports whether warm-up is done.
-func (r *Registry) IsReady() bool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.ready
-}
+func (r *Registry) IsReady() bool { return r.ready.isOpen() }
 
 // Ready is closed once warm-up is done.
-func (r *Registry) Ready() <-chan struct{} { return r.readyCh }
+func (r *Registry) Ready() <-chan struct{} { return r.ready.ch }
 
 // MarkSynced records that the registry was rebuilt from the apiserver
 // after this replica became leader. It is idempotent.
-func (r *Registry) MarkSynced() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.synced {
-		r.synced = true
-		close(r.syncedCh)
-	}
-}
+func (r *Registry) MarkSynced() { r.synced.open() }
 
 // Synced is closed once the registry was rebuilt as leader: a replica that
 // warmed up long before it took over must not reconcile against the
 // registrations it loaded then.
-func (r *Registry) Synced() <-chan struct{} { return r.syncedCh }
+func (r *Registry) Synced() <-chan struct{} { return r.synced.ch }
+
+// gate is a channel closed once, for waiting on a one-time event.
+type gate struct {
+	once *sync.Once
+	ch   chan struct{}
+}
+
+func newGate() gate { return gate{once: &sync.Once{}, ch: make(chan struct{})} }
+
+func (g gate) open() { g.once.Do(func() { close(g.ch) }) }
+
+func (g gate) isOpen() bool {
+	select {
+	case <-g.ch:
+		return true
+	default:
+		return false
+	}
+}
