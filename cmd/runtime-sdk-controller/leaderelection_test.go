@@ -53,6 +53,18 @@ func startReplica(t *testing.T, binary, kubeconfig string, lease time.Duration, 
 	return r
 }
 
+// awaitLeadership waits until r leads, failing the test after within.
+func (r *replica) awaitLeadership(t *testing.T, within time.Duration, which string) time.Time {
+	t.Helper()
+	select {
+	case at := <-r.leader:
+		return at
+	case <-time.After(within):
+		t.Fatalf("the %s replica did not become leader within %s", which, within)
+		return time.Time{}
+	}
+}
+
 // startTestCluster starts a local control plane with our CRDs and the
 // skeleton's template CRDs, stopped when the test ends.
 func startTestCluster(t *testing.T) *localcluster.Cluster {
@@ -82,11 +94,7 @@ func TestBinary_LeaderElectionFailsOverWithinTheLeaseDuration(t *testing.T) {
 	const lease = 4 * time.Second
 
 	first := startReplica(t, binary, cluster.KubeconfigPath(), lease)
-	select {
-	case <-first.leader:
-	case <-time.After(time.Minute):
-		t.Fatal("the first replica did not become leader")
-	}
+	first.awaitLeadership(t, time.Minute, "first")
 	second := startReplica(t, binary, cluster.KubeconfigPath(), lease)
 	// While the first holds the lease, the second must not lead. Two
 	// retry periods of the second are enough for it to try and fail.
@@ -101,17 +109,13 @@ func TestBinary_LeaderElectionFailsOverWithinTheLeaseDuration(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	select {
-	case at := <-second.leader:
-		// The lease was renewed at most a retry period before the kill;
-		// allow retry periods of the second and a loaded machine's
-		// scheduling (seen: 5.1 s under a cold CI run) on top of it.
-		if took := at.Sub(killed); took > lease+2*time.Second {
-			t.Errorf("the second replica took over %s after the kill, more than the %s lease", took.Round(time.Millisecond), lease)
-		} else {
-			t.Logf("failover took %s (lease %s)", took.Round(time.Millisecond), lease)
-		}
-	case <-time.After(lease + 30*time.Second):
-		t.Fatal("the second replica never took over")
+	at := second.awaitLeadership(t, lease+30*time.Second, "second")
+	// The lease was renewed at most a retry period before the kill; allow
+	// retry periods of the second and a loaded machine's scheduling (seen:
+	// 5.1 s under a cold CI run) on top of it.
+	if took := at.Sub(killed); took > lease+2*time.Second {
+		t.Errorf("the second replica took over %s after the kill, more than the %s lease", took.Round(time.Millisecond), lease)
+	} else {
+		t.Logf("failover took %s (lease %s)", took.Round(time.Millisecond), lease)
 	}
 }

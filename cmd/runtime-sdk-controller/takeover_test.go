@@ -95,11 +95,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 	binary := buildBinary(t)
 	const lease = 4 * time.Second
 	first := startReplica(t, binary, cluster.KubeconfigPath(), lease)
-	select {
-	case <-first.leader:
-	case <-time.After(time.Minute):
-		t.Fatal("the first replica did not become leader")
-	}
+	first.awaitLeadership(t, time.Minute, "first")
 	testsync.Eventually(t, time.Minute, "the first leader published", variablesReady(map[string]metav1.ConditionStatus{
 		"deleted": metav1.ConditionTrue, "changed": metav1.ConditionTrue, "added": metav1.ConditionFalse,
 	}))
@@ -161,11 +157,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-second.leader:
-	case <-time.After(lease + 30*time.Second):
-		t.Fatal("the second replica never took over")
-	}
+	second.awaitLeadership(t, lease+30*time.Second, "second")
 	testsync.Eventually(t, time.Minute, "the new leader reconciled every ClusterClass", func() (bool, string) {
 		m, err := managerprocess.Scrape(ctx, metricsURL)
 		if err != nil {

@@ -24,12 +24,24 @@ func (e *extension) call(context.Context) (int, error) {
 	return int(e.answer.Load()), nil
 }
 
+// clocked is a cache on a clock the test moves, recording whom it tells.
+type clocked struct {
+	*Cache[int]
+	now  time.Time
+	told [][]string
+}
+
+func newClocked(opts Options) *clocked {
+	c := &clocked{Cache: New[int](opts), now: time.Now()}
+	c.Cache.now = func() time.Time { return c.now }
+	c.SetOnChange(func(users []string) { c.told = append(c.told, users) })
+	return c
+}
+
+func intsEqual(a, b any) bool { return a == b }
+
 func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t *testing.T) {
-	c := New[int](Options{MaxAge: time.Minute, Equal: func(a, b any) bool { return a == b }})
-	now := time.Now()
-	c.now = func() time.Time { return now }
-	var told [][]string
-	c.SetOnChange(func(users []string) { told = append(told, users) })
+	c := newClocked(Options{MaxAge: time.Minute, Equal: intsEqual})
 	ctx := context.Background()
 
 	shared, alone, unused := &extension{}, &extension{}, &extension{}
@@ -46,7 +58,7 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 	if got := c.Refresh(ctx); len(got) != 0 {
 		t.Errorf("refresh before max age: %v", got)
 	}
-	now = now.Add(61 * time.Second)
+	c.now = c.now.Add(61 * time.Second)
 	shared.answer.Store(2) // a rollout behind the same registration
 	got := c.Refresh(ctx)
 	if want := map[RefreshOutcome]int{RefreshChanged: 1, RefreshUnchanged: 1}; !reflect.DeepEqual(got, want) {
@@ -55,15 +67,15 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 	if shared.calls.Load() != 2 || alone.calls.Load() != 2 || unused.calls.Load() != 1 {
 		t.Errorf("calls: shared %d, alone %d, unused %d; want 2, 2, 1", shared.calls.Load(), alone.calls.Load(), unused.calls.Load())
 	}
-	if want := [][]string{{"ns/a", "ns/b", "ns/c"}}; !reflect.DeepEqual(told, want) {
-		t.Errorf("told %v, want %v", told, want)
+	if want := [][]string{{"ns/a", "ns/b", "ns/c"}}; !reflect.DeepEqual(c.told, want) {
+		t.Errorf("told %v, want %v", c.told, want)
 	}
 	if v, outcome, _ := c.GetFor(ctx, "ns/a", "shared", "fp", nil, shared.call); v != 2 || outcome != Hit {
 		t.Errorf("after the refresh: %d (%s), want the new answer from the cache", v, outcome)
 	}
 
 	// Renewed: nothing is due until another max age has passed.
-	told = nil
+	c.told = nil
 	if got := c.Refresh(ctx); len(got) != 0 {
 		t.Errorf("refresh right after a refresh: %v", got)
 	}
@@ -72,33 +84,29 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 	for _, user := range []string{"ns/a", "ns/b", "ns/c"} {
 		c.Release(user)
 	}
-	now = now.Add(61 * time.Second)
+	c.now = c.now.Add(61 * time.Second)
 	shared.answer.Store(3)
 	if got := c.Refresh(ctx); !reflect.DeepEqual(got, map[RefreshOutcome]int{RefreshUnchanged: 1}) {
 		t.Errorf("outcomes %v, want alone's refresh only", got)
 	}
-	if shared.calls.Load() != 2 || len(told) != 0 {
-		t.Errorf("an answer nobody uses was asked for (%d calls) or told %v", shared.calls.Load(), told)
+	if shared.calls.Load() != 2 || len(c.told) != 0 {
+		t.Errorf("an answer nobody uses was asked for (%d calls) or told %v", shared.calls.Load(), c.told)
 	}
 }
 
 func TestRefresh_AFailureTellsTheUsersAndAnswersThemWithTheError(t *testing.T) {
-	c := New[int](Options{MaxAge: time.Minute})
-	now := time.Now()
-	c.now = func() time.Time { return now }
-	var told [][]string
-	c.SetOnChange(func(users []string) { told = append(told, users) })
+	c := newClocked(Options{MaxAge: time.Minute})
 	ctx := context.Background()
 	e := &extension{}
 	c.GetFor(ctx, "ns/a", "h", "fp", nil, e.call)
 
-	now = now.Add(61 * time.Second)
+	c.now = c.now.Add(61 * time.Second)
 	e.fail.Store(true)
 	if got := c.Refresh(ctx); !reflect.DeepEqual(got, map[RefreshOutcome]int{RefreshFailed: 1}) {
 		t.Errorf("outcomes %v", got)
 	}
-	if !reflect.DeepEqual(told, [][]string{{"ns/a"}}) {
-		t.Errorf("told %v", told)
+	if !reflect.DeepEqual(c.told, [][]string{{"ns/a"}}) {
+		t.Errorf("told %v", c.told)
 	}
 	if _, outcome, err := c.GetFor(ctx, "ns/a", "h", "fp", nil, e.call); err == nil || outcome != FailureShared {
 		t.Errorf("the user's next reconcile got %s, %v; want the refresh's failure", outcome, err)
@@ -109,36 +117,30 @@ func TestRefresh_AFailureTellsTheUsersAndAnswersThemWithTheError(t *testing.T) {
 }
 
 func TestRefresh_ARecoveryTellsTheUsersTheFailureWasToldTo(t *testing.T) {
-	c := New[int](Options{MaxAge: time.Minute})
-	now := time.Now()
-	c.now = func() time.Time { return now }
-	var told [][]string
-	c.SetOnChange(func(users []string) { told = append(told, users) })
+	c := newClocked(Options{MaxAge: time.Minute})
 	ctx := context.Background()
 	e := &extension{}
 	for _, user := range []string{"ns/a", "ns/b"} {
 		c.GetFor(ctx, user, "h", "fp", nil, e.call)
 	}
-	now = now.Add(61 * time.Second)
+	c.now = c.now.Add(61 * time.Second)
 	e.fail.Store(true)
 	c.Refresh(ctx)
 	// The extension recovers; one user's retry after the backoff succeeds:
 	// the other, still showing the failure, must hear of it too.
 	e.fail.Store(false)
-	now = now.Add(time.Minute)
-	told = nil
+	c.now = c.now.Add(time.Minute)
+	c.told = nil
 	if _, outcome, err := c.GetFor(ctx, "ns/a", "h", "fp", nil, e.call); err != nil || outcome != Called {
 		t.Fatalf("retry after the backoff: %s, %v", outcome, err)
 	}
-	if want := [][]string{{"ns/a", "ns/b"}}; !reflect.DeepEqual(told, want) {
-		t.Errorf("told %v on recovery, want %v", told, want)
+	if want := [][]string{{"ns/a", "ns/b"}}; !reflect.DeepEqual(c.told, want) {
+		t.Errorf("told %v on recovery, want %v", c.told, want)
 	}
 }
 
 func TestRefresh_AnAnswerOfAReplacedRegistrationDoesNotComeBack(t *testing.T) {
-	c := New[int](Options{MaxAge: time.Minute, Equal: func(a, b any) bool { return a == b }})
-	now := time.Now()
-	c.now = func() time.Time { return now }
+	c := newClocked(Options{MaxAge: time.Minute, Equal: intsEqual})
 	ctx := context.Background()
 	release := make(chan struct{})
 	started := make(chan struct{})
@@ -153,7 +155,7 @@ func TestRefresh_AnAnswerOfAReplacedRegistrationDoesNotComeBack(t *testing.T) {
 	c.mu.Lock()
 	c.handlers["h"].bySettings["{}"].call = slowOld
 	c.mu.Unlock()
-	now = now.Add(61 * time.Second)
+	c.now = c.now.Add(61 * time.Second)
 	done := make(chan struct{})
 	go func() { c.Refresh(ctx); close(done) }()
 	<-started
