@@ -257,17 +257,24 @@ func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, pa
 	started := time.Now()
 	vars, outcome, err := r.Cache.GetFor(ctx, user.String(), handler.Name, handler.Fingerprint, effective,
 		func(ctx context.Context) ([]clusterv1.ClusterClassVariable, error) {
+			// Counted here, so the refresher's calls, which reuse this
+			// function, are counted as calls too.
+			started := time.Now()
 			request := &runtimehooksv1.DiscoverVariablesRequest{}
 			request.Settings = patch.External.Settings
 			response := &runtimehooksv1.DiscoverVariablesResponse{}
 			timeout := time.Duration(handler.TimeoutSeconds) * time.Second
-			if err := r.Caller.Call(ctx, handler.ClientConfig, handler.Hook, handler.HandlerName, timeout, handler.Settings, request, response); err != nil {
+			err := r.Caller.Call(ctx, handler.ClientConfig, handler.Hook, handler.HandlerName, timeout, handler.Settings, request, response)
+			metrics.ObserveCall("DiscoverVariables", handler.Name, callOutcome(callcache.Called, err), started)
+			if err != nil {
 				return nil, err
 			}
 			return response.Variables, nil
 		})
 	ctrl.LoggerFrom(ctx).V(4).Info("discover variables", "handler", handler.Name, "outcome", outcome)
-	metrics.ObserveCall("DiscoverVariables", handler.Name, callOutcome(outcome, err), started)
+	if outcome != callcache.Called {
+		metrics.ObserveCall("DiscoverVariables", handler.Name, callOutcome(outcome, err), started)
+	}
 	metrics.VariablesCacheEntries.Set(float64(r.Cache.Len()))
 	if err != nil {
 		return nil, &callError{err: err}

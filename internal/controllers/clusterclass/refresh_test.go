@@ -5,10 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
@@ -54,10 +56,19 @@ func TestRefresh_AnExtensionRolloutReachesEveryClusterClassUsingItsAnswer(t *tes
 		versions[name] = get(t, ns, name).ResourceVersion
 	}
 	ext.Server.ResetCalls()
+	counted := func() float64 {
+		handler := sampleextension.DiscoverVariablesHandler + "." + config
+		return testutil.ToFloat64(metrics.ExtensionCalls.WithLabelValues("DiscoverVariables", handler, metrics.CallSuccess))
+	}
+	countedBefore := counted()
 	testsync.Eventually(t, 4*maxAge+10*time.Second, "two unchanged refreshes", func() (bool, string) {
 		calls := ext.Server.Calls()[discoverVariables]
 		return calls >= 2, fmt.Sprintf("%d calls", calls)
 	})
+	// A refresh is a call like any other in runtime_sdk_extension_calls_total.
+	if served, got := ext.Server.Calls()[discoverVariables], counted()-countedBefore; got < float64(served-1) || got > float64(served) {
+		t.Errorf("runtime_sdk_extension_calls_total grew by %v while the extension served %d refresh calls", got, served)
+	}
 	for _, name := range names {
 		if rv := get(t, ns, name).ResourceVersion; rv != versions[name] {
 			t.Errorf("%s was written after an unchanged refresh (resourceVersion %s, was %s)", name, rv, versions[name])
