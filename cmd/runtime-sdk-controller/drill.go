@@ -20,6 +20,7 @@ type drillOptions struct {
 	flap     drill.FlapOptions
 	restart  drill.RestartOptions
 	soak     drill.SoakOptions
+	property drill.PropertyOptions
 	localDir string
 	binDir   string
 	out      string
@@ -28,10 +29,10 @@ type drillOptions struct {
 // runDrill is the `drill` subcommand: it starts a fresh local control plane
 // and runs the fault drills against this binary, run as its own process.
 func runDrill(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o := drillOptions{flap: drill.DefaultFlapOptions(), restart: drill.DefaultRestartOptions(), soak: drill.DefaultSoakOptions()}
+	o := drillOptions{flap: drill.DefaultFlapOptions(), restart: drill.DefaultRestartOptions(), soak: drill.DefaultSoakOptions(), property: drill.DefaultPropertyOptions()}
 	fs := flag.NewFlagSet(name+" drill", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.drills, "drills", "flap,restart,soak", "Drills to run, in order: flap (an extension cycling through faults), restart (kube-apiserver killed and started mid-reconcile), soak (many objects, periodic changes).")
+	fs.StringVar(&o.drills, "drills", "flap,restart,soak,property", "Drills to run, in order: flap (an extension cycling through faults), restart (kube-apiserver killed and started mid-reconcile), soak (many objects, periodic changes), property (random events, every status checked against a fresh controller).")
 	fs.IntVar(&o.flap.ClusterClasses, "flap-cluster-classes", o.flap.ClusterClasses, "ClusterClasses of the flap drill.")
 	fs.DurationVar(&o.flap.Duration, "flap-duration", o.flap.Duration, "How long the extensions flap.")
 	fs.IntVar(&o.restart.ClusterClasses, "restart-cluster-classes", o.restart.ClusterClasses, "ClusterClasses of the restart drill.")
@@ -40,6 +41,9 @@ func runDrill(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.IntVar(&o.soak.ExtensionConfigs, "soak-extension-configs", o.soak.ExtensionConfigs, "ExtensionConfigs of the soak, each served by its own sample extension.")
 	fs.DurationVar(&o.soak.Duration, "soak-duration", o.soak.Duration, "How long the soak's changes keep coming.")
 	fs.IntVar(&o.soak.CacheMaxEntries, "soak-cache-max-entries", o.soak.CacheMaxEntries, "--variables-cache-max-entries of the soaked controller; below what the changes fill, so the bound is exercised.")
+	fs.Uint64Var(&o.property.Seed, "property-seed", 0, "Seed of the property drill's events (0: from the clock); printed, so a failure can be repeated.")
+	fs.DurationVar(&o.property.Duration, "property-duration", o.property.Duration, "How long the property drill's rounds keep coming.")
+	fs.IntVar(&o.property.ClusterClasses, "property-cluster-classes", o.property.ClusterClasses, "ClusterClasses of the property drill.")
 	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "drill"), "Data directory of the drills' control plane and the controller logs; wiped at start.")
 	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
 	fs.StringVar(&o.out, "out", "drill-results", "Directory for report.txt and report.json.")
@@ -51,7 +55,7 @@ func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) er
 	for _, d := range strings.Split(o.drills, ",") {
 		switch d = strings.TrimSpace(d); d {
 		case "":
-		case "flap", "restart", "soak":
+		case "flap", "restart", "soak", "property":
 			drills = append(drills, d)
 		default:
 			return fmt.Errorf("--drills: unknown drill %q", d)
@@ -105,6 +109,12 @@ func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) er
 			if r, err = drill.Soak(ctx, env, o.soak); r != nil {
 				reports[d], found = r, r.Problems()
 				_ = drill.WriteSoak(w, r)
+			}
+		case "property":
+			var r *drill.PropertyReport
+			if r, err = drill.Property(ctx, env, o.property); r != nil {
+				reports[d], found = r, r.Problems()
+				_ = drill.WriteProperty(w, r)
 			}
 		}
 		for _, problem := range found {

@@ -71,6 +71,8 @@ type Sample struct {
 	// Reconciles and ReconcileErrors count ClusterClass reconciles.
 	Reconciles      int64 `json:"reconciles"`
 	ReconcileErrors int64 `json:"reconcileErrors"`
+	// ConfigReconciles counts ExtensionConfig reconciles.
+	ConfigReconciles int64 `json:"configReconciles"`
 	// Enqueued counts the ClusterClass requests that events added to the
 	// queue (retries after errors are added by the queue's backoff and are
 	// not in it).
@@ -79,6 +81,9 @@ type Sample struct {
 	// extension (success or error; cache hits and shared calls excluded).
 	DiscoverVariablesCalls int64 `json:"discoverVariablesCalls"`
 	DiscoveryCalls         int64 `json:"discoveryCalls"`
+	// UnchangedRefreshes counts DiscoverVariables answers asked again after
+	// the max age that came back the same.
+	UnchangedRefreshes int64 `json:"unchangedRefreshes"`
 	// CacheEntries is the DiscoverVariables call cache's size.
 	CacheEntries int64 `json:"cacheEntries"`
 	// RegisteredHandlers is the registry's size.
@@ -102,6 +107,8 @@ func (c *Controller) Sample(ctx context.Context) (Sample, error) {
 	isClusterClass := map[string]string{"controller": "clusterclass"}
 	s.Reconciles = int64(families.Sum("controller_runtime_reconcile_total", isClusterClass))
 	s.ReconcileErrors = int64(families.Sum("controller_runtime_reconcile_errors_total", isClusterClass))
+	s.ConfigReconciles = int64(families.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "extensionconfig"}))
+	s.UnchangedRefreshes = int64(families.Sum("runtime_sdk_variables_refreshes_total", map[string]string{"outcome": "unchanged"}))
 	s.Enqueued = int64(families.Sum("runtime_sdk_clusterclass_enqueued_total", nil))
 	for _, outcome := range []string{"success", "error"} {
 		s.DiscoverVariablesCalls += int64(families.Sum("runtime_sdk_extension_calls_total", map[string]string{"hook": "DiscoverVariables", "outcome": outcome}))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +80,7 @@ func run(m *testing.M) int {
 	code := m.Run()
 	if code != 0 {
 		// The controller logs say why; they vanish with the directory.
-		for _, name := range []string{"flap", "restart", "soak"} {
+		for _, name := range []string{"flap", "restart", "soak", "property"} {
 			if data, err := os.ReadFile(filepath.Join(dir, name+"-controller.log")); err == nil {
 				fmt.Fprintf(os.Stderr, "--- last of %s-controller.log:\n%s\n", name, tail(string(data), 40))
 			}
@@ -107,12 +108,19 @@ func skipShort(t *testing.T) {
 // drill's controller log.
 func noRace(t *testing.T, drill string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(env.LogDir, drill+"-controller.log"))
-	if err != nil {
-		t.Fatal(err)
+	// A drill may run more than one controller, each with its own log.
+	logs, err := filepath.Glob(filepath.Join(env.LogDir, drill+"-*.log"))
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("no controller log of the %s drill: %v", drill, err)
 	}
-	if i := bytes.Index(data, []byte("WARNING: DATA RACE")); i >= 0 {
-		t.Errorf("the controller raced during the %s drill:\n%s", drill, tail(string(data[i:]), 60))
+	for _, log := range logs {
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := bytes.Index(data, []byte("WARNING: DATA RACE")); i >= 0 {
+			t.Errorf("the controller raced during the %s drill (%s):\n%s", drill, filepath.Base(log), tail(string(data[i:]), 60))
+		}
 	}
 }
 
@@ -168,5 +176,32 @@ func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
 	}
 	if r.CacheEmptied == 0 {
 		t.Error("the cache was never seen empty after the ExtensionConfigs were deleted")
+	}
+}
+
+// TestProperty_EveryStatusEqualsAFreshControllers runs a short property
+// drill: random events, and after each round a fresh controller that must
+// find nothing to write. PROPERTY_SEED repeats a run.
+func TestProperty_EveryStatusEqualsAFreshControllers(t *testing.T) {
+	skipShort(t)
+	o := PropertyOptions{Rounds: 6, ClusterClasses: 12, ExtensionConfigs: 4, Namespaces: 3, MaxEventsPerRound: 4,
+		MaxSpacing: 500 * time.Millisecond, CacheMaxAge: 3 * time.Second, Quiet: 1500 * time.Millisecond, Timeout: 2 * time.Minute}
+	if seed := os.Getenv("PROPERTY_SEED"); seed != "" {
+		var err error
+		if o.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+			t.Fatalf("PROPERTY_SEED: %v", err)
+		}
+	} else {
+		o.Seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (PROPERTY_SEED=%d repeats it)", o.Seed, o.Seed)
+	r, err := Property(context.Background(), env, o)
+	noRace(t, "property")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logAndJudge(t, func(w io.Writer) error { return WriteProperty(w, r) }, r.Problems())
+	if r.Totals.Events < o.Rounds {
+		t.Errorf("%d events in %d rounds", r.Totals.Events, o.Rounds)
 	}
 }

@@ -3,6 +3,7 @@ package drill
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -95,4 +96,40 @@ func losses(l []Loss) string {
 		parts = append(parts, loss.String())
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// WriteProperty prints the property drill's rounds against their bounds.
+func WriteProperty(w io.Writer, r *PropertyReport) error {
+	o := r.Options
+	fmt.Fprintf(w, "\nproperty: seed %d; %d ClusterClasses, %d ExtensionConfigs, %d namespaces; up to %d events a round, %s apart at most; max age %s\n",
+		o.Seed, o.ClusterClasses, o.ExtensionConfigs, o.Namespaces, o.MaxEventsPerRound, o.MaxSpacing, o.CacheMaxAge)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "round\tevents\treconciles\tbound\tcalls\tbound\tidle refreshes\terrors\tquiet after\tfresh writes\t")
+	for _, rd := range r.Rounds {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t\n", rd.Round, rd.Events, rd.Reconciles, rd.ReconcileBound,
+			rd.Calls, rd.CallBound, rd.IdleRefreshes, rd.ReconcileErrors, rd.Settled.Round(time.Millisecond), len(rd.FreshWrites))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	t := r.Totals
+	kinds := make([]string, 0, len(r.Kinds))
+	for kind, n := range r.Kinds {
+		kinds = append(kinds, fmt.Sprintf("%s %d", kind, n))
+	}
+	sort.Strings(kinds)
+	fmt.Fprintf(w, "events: %d in %d rounds (%s)\n", t.Events, len(r.Rounds), strings.Join(kinds, ", "))
+	fmt.Fprintf(w, "total: %d reconciles against a bound of %d (%s), %d calls against %d (%s), %d idle refreshes, %d failed reconciles\n",
+		t.Reconciles, t.ReconcileBound, share(t.Reconciles, t.ReconcileBound), t.Calls, t.CallBound, share(t.Calls, t.CallBound), t.IdleRefreshes, t.ReconcileErrors)
+	fmt.Fprintf(w, "fresh controller checks: %d, objects it rewrote: %d; slowest round quiet %s after its last event\n",
+		r.Checks, len(t.FreshWrites), t.Settled.Round(time.Millisecond))
+	return nil
+}
+
+// share is part over whole as a percentage.
+func share(part int64, whole int) string {
+	if whole == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(part)/float64(whole))
 }
