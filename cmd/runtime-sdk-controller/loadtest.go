@@ -27,6 +27,7 @@ type loadtestOptions struct {
 	quiet         time.Duration
 	timeout       time.Duration
 	merge         string
+	rolloutMaxAge time.Duration
 }
 
 // runLoadtest is the `loadtest` subcommand: it starts a fresh local control
@@ -45,6 +46,7 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.out, "out", "loadtest-results", "Directory for results.json and chart.svg.")
 	fs.DurationVar(&o.quiet, "quiet", 2*time.Second, "How long without reconciles an event counts as settled.")
 	fs.StringVar(&o.merge, "merge", "", "Comma-separated results.json files of earlier runs to add to this run's JSON and chart (with --scenarios \"\", only merge).")
+	fs.DurationVar(&o.rolloutMaxAge, "rollout-max-age", 10*time.Second, "--variables-cache-max-age of the controller the rollout events run under (it is restarted for them); negative skips them.")
 	fs.DurationVar(&o.timeout, "step-timeout", 2*time.Minute, "Longest wait for one step (set-up, one event) to settle.")
 	return runTool(fs, args, stderr, func() error { return loadtestMain(ctx, o, stdout, stderr) })
 }
@@ -87,7 +89,7 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 	defer cluster.Stop()
 
 	for _, s := range scenarios {
-		result, err := loadtest.Run(ctx, s, loadtest.Options{Config: config, Quiet: o.quiet, Timeout: o.timeout, Progress: stderr})
+		result, err := loadtest.Run(ctx, s, loadtest.Options{Config: config, Quiet: o.quiet, Timeout: o.timeout, Progress: stderr, RolloutMaxAge: o.rolloutMaxAge})
 		if err != nil {
 			return fmt.Errorf("scenario %s: %w", s.Name, err)
 		}

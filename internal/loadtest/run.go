@@ -37,6 +37,11 @@ type Options struct {
 	Timeout time.Duration
 	// Progress receives one line per step.
 	Progress io.Writer
+	// RolloutMaxAge is --variables-cache-max-age of the manager the
+	// rollout events run under, restarted after the other events so the
+	// refreshes it causes count in no other row (default 10s; negative
+	// skips the rollout events).
+	RolloutMaxAge time.Duration
 }
 
 // Row is the account of one event.
@@ -81,6 +86,7 @@ type run struct {
 	fixture    *fixture
 	client     client.Client
 	mgr        *manager.Manager
+	stopMgr    func()
 	reconciles atomic.Int64
 }
 
@@ -99,6 +105,9 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
 	}
+	if opts.RolloutMaxAge == 0 {
+		opts.RolloutMaxAge = 10 * time.Second
+	}
 	c, err := client.New(opts.Config, client.Options{Scheme: scheme.New()})
 	if err != nil {
 		return nil, err
@@ -116,17 +125,31 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if err := f.create(ctx, c); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if err := r.startManager(ctx); err != nil {
+	if err := r.startManager(ctx, 0); err != nil {
 		return nil, err
 	}
+	defer func() { r.stopMgr() }()
 	r.progress("waiting for every ClusterClass to publish its variables")
 	if err := r.waitInitial(ctx); err != nil {
 		return nil, err
 	}
 	result := &Result{Scenario: s, Setup: time.Since(started)}
 	for _, e := range r.events() {
+		r.progress("event: %s", e.name)
+		row, err := r.measure(ctx, e)
+		if err != nil {
+			return nil, fmt.Errorf("event %s: %w", e.name, err)
+		}
+		result.Rows = append(result.Rows, row)
+	}
+	if opts.RolloutMaxAge < 0 {
+		return result, nil
+	}
+	r.progress("restarting the controller with --variables-cache-max-age=%s for the rollout events", opts.RolloutMaxAge)
+	if err := r.restartManager(ctx, opts.RolloutMaxAge); err != nil {
+		return nil, err
+	}
+	for _, e := range r.rolloutEvents() {
 		r.progress("event: %s", e.name)
 		row, err := r.measure(ctx, e)
 		if err != nil {
@@ -141,8 +164,12 @@ func (r *run) progress(format string, args ...any) {
 	fmt.Fprintf(r.opts.Progress, format+"\n", args...)
 }
 
-func (r *run) startManager(ctx context.Context) error {
+// startManager starts the controller in-process; maxAge is its
+// --variables-cache-max-age (0: answers are never asked again).
+func (r *run) startManager(ctx context.Context, maxAge time.Duration) error {
+	ctx, cancel := context.WithCancel(ctx)
 	mgr, err := manager.New(ctx, r.opts.Config, manager.Options{
+		VariablesCacheMaxAge:   maxAge,
 		MetricsBindAddress:     "0",
 		HealthProbeBindAddress: "0",
 		// Re-discovery would add noise; the events trigger it on purpose.
@@ -154,11 +181,33 @@ func (r *run) startManager(ctx context.Context) error {
 		SkipControllerNameValidation: true,
 	})
 	if err != nil {
+		cancel()
 		return err
 	}
 	r.mgr = mgr
-	go func() { _ = mgr.Start(ctx) }()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = mgr.Start(ctx)
+	}()
+	r.stopMgr = func() {
+		cancel()
+		<-done
+	}
 	return nil
+}
+
+// restartManager stops the controller, starts a new one with maxAge and
+// waits until it has reconciled every ClusterClass and gone idle.
+func (r *run) restartManager(ctx context.Context, maxAge time.Duration) error {
+	r.stopMgr()
+	base := r.reconciles.Load()
+	if err := r.startManager(ctx, maxAge); err != nil {
+		return err
+	}
+	return r.poll(ctx, "reconcile after the restart", func() (bool, error) {
+		return r.reconciles.Load()-base >= int64(len(r.fixture.classes)), nil
+	}, true)
 }
 
 // waitInitial waits until every ClusterClass has a VariablesReady
@@ -232,6 +281,9 @@ type event struct {
 	// shows the change; the time to get there is measured.
 	converged func(ctx context.Context) (bool, error)
 	note      string
+	// callsOf, when set, are the configs whose extensions' calls the row
+	// counts (otherwise every extension's).
+	callsOf []int
 }
 
 type scanCount struct{ enqueues, reconciles, calls int }
@@ -245,7 +297,7 @@ func (s *scanCount) add(o scanCount) {
 func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	enqueuedBefore := r.enqueued()
 	reconcilesBefore := r.reconciles.Load()
-	callsBefore := r.discoverVariablesCalls()
+	callsBefore := r.discoverVariablesCalls(e.callsOf...)
 	optimumReconciles, optimumCalls := e.optimum()
 
 	started := time.Now()
@@ -268,7 +320,7 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 		Events:            writes,
 		Enqueues:          int(r.enqueued() - enqueuedBefore),
 		Reconciles:        int(r.reconciles.Load() - reconcilesBefore),
-		Calls:             r.discoverVariablesCalls() - callsBefore,
+		Calls:             r.discoverVariablesCalls(e.callsOf...) - callsBefore,
 		OptimumReconciles: optimumReconciles,
 		OptimumCalls:      optimumCalls,
 		ScanEnqueues:      scan.enqueues,
@@ -287,10 +339,18 @@ func (r *run) enqueued() float64 {
 	return total
 }
 
-func (r *run) discoverVariablesCalls() int64 {
+// discoverVariablesCalls counts the DiscoverVariables calls the given
+// configs' extensions served, or every extension's without any.
+func (r *run) discoverVariablesCalls(configs ...int) int64 {
+	if len(configs) == 0 {
+		configs = make([]int, len(r.fixture.configs))
+		for i := range configs {
+			configs[i] = i
+		}
+	}
 	var total int64
-	for _, c := range r.fixture.configs {
-		total += c.extension.Server.Calls()["DiscoverVariables/"+sampleextension.DiscoverVariablesHandler]
+	for _, i := range configs {
+		total += r.fixture.configs[i].extension.Server.Calls()["DiscoverVariables/"+sampleextension.DiscoverVariablesHandler]
 	}
 	return total
 }

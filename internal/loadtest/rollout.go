@@ -1,0 +1,64 @@
+package loadtest
+
+import (
+	"context"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+)
+
+// rolloutEvents run under a manager whose cached answers are asked again
+// after RolloutMaxAge: an idle interval, whose only cost is one call per
+// answer in use, and an extension rolled out behind an unchanged
+// registration.
+func (r *run) rolloutEvents() []event {
+	f := r.fixture
+	target := f.mostPopular()[0]
+	return []event{{
+		name: "idle for one max age (answers in use asked again)",
+		note: "Cluster API reconciles every ClusterClass at its 10-minute resync",
+		apply: func(context.Context) (int, scanCount, func() (bool, error), error) {
+			_, want := r.answersInUse()
+			base := refreshes()
+			return 0, scanCount{}, func() (bool, error) { return refreshes()-base >= float64(want), nil }, nil
+		},
+		optimum: r.answersInUse,
+	}, {
+		name: "extension rollout (new DiscoverVariables answer, same registration)",
+		note: "Cluster API has no event for it: its ClusterClasses follow at the next resync",
+		apply: func(context.Context) (int, scanCount, func() (bool, error), error) {
+			f.configs[target].extension.Server.SetVariables(sampleextension.DiscoverVariablesHandler,
+				[]clusterv1.ClusterClassVariable{stringVariable("size"), stringVariable("rolledOut")})
+			return 0, scanCount{}, func() (bool, error) { return true, nil }, nil
+		},
+		optimum:   func() (int, int) { return r.affectedByRegistration(target) },
+		converged: func(ctx context.Context) (bool, error) { return r.showsVariable(ctx, target, "rolledOut") },
+		callsOf:   []int{target},
+	}}
+}
+
+// answersInUse is the optimum of an idle max-age interval: no reconcile,
+// and one call per distinct DiscoverVariables request a ClusterClass uses
+// (every patch of a config shares its settings, so one per config with an
+// admitted referencer).
+func (r *run) answersInUse() (reconciles, calls int) {
+	for i := range r.fixture.configs {
+		if r.fixture.anyAdmitted(i) {
+			calls++
+		}
+	}
+	return 0, calls
+}
+
+// refreshes counts every answer asked again, whatever the outcome.
+func refreshes() float64 {
+	total := 0.0
+	for _, outcome := range []string{"unchanged", "changed", "failed"} {
+		total += testutil.ToFloat64(metrics.VariablesRefreshes.WithLabelValues(outcome))
+	}
+	return total
+}
