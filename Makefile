@@ -94,7 +94,7 @@ loadtest: tools build ## Run the load tool (seed and scale at N=1000) on a fresh
 	$(MANAGER) loadtest --out loadtest-results $(LOADTEST_ARGS)
 
 .PHONY: drill
-drill: tools build ## Run the fault drills (flap, kube-apiserver restart, 10-minute soak) on a fresh local control plane; DRILL_ARGS adds flags.
+drill: tools build ## Run the fault drills (flap, kube-apiserver restart, 10-minute soak, 10-minute property run) on a fresh local control plane; DRILL_ARGS adds flags.
 	$(MANAGER) drill --out drill-results $(DRILL_ARGS)
 
 .PHONY: clean-local

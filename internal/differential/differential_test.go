@@ -13,6 +13,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
@@ -48,6 +50,10 @@ const settleTimeout = 3 * time.Minute
 var AllowList = []Allowance{
 	{OursOnlyCondition: "ExtensionsResolved",
 		Reason: "ours only: names every referenced handler (generate, validate or discover) that is not registered, serves the wrong hook or does not admit the namespace"},
+	{Path: regexp.MustCompile(`^ClusterClass ` + NamespaceOther + `/oversized-variables \.status\.`),
+		Reason: "an extension answered more variables than status.variables may hold (1000): Cluster API's patch of status.variables is refused " +
+			"on every retry while its separate conditions patch lands, so it shows VariablesReady True with no variables published and retries forever; " +
+			"we refuse the answer before writing and say so in VariablesReady False"},
 	{Path: regexp.MustCompile(`^Template .* \.metadata\.ownerReferences$`), Holds: Superset,
 		Reason: "Cluster API adds itself to a template's ownerReferences with a merge patch of the whole list and no resourceVersion, " +
 			"so ClusterClasses sharing a template that reconcile at once can drop each other's entry until its next resync; " +
@@ -57,7 +63,7 @@ var AllowList = []Allowance{
 // testExtensions are the fixture's two extensions, each answering its
 // config's variables.
 type testExtensions struct {
-	all, teamA             Endpoint
+	all, teamA, oversized  Endpoint
 	allServer, teamAServer *sampleextension.Server
 }
 
@@ -78,12 +84,13 @@ func extensions(t *testing.T) *testExtensions {
 	e := &testExtensions{}
 	e.all, e.allServer = start(ConfigAll)
 	e.teamA, e.teamAServer = start(ConfigTeamA)
+	e.oversized, _ = start(ConfigOversized)
 	return e
 }
 
 // fixture builds the fixture on these extensions.
 func (e *testExtensions) fixture(healthy bool) *Fixture {
-	return NewFixture(Options{All: e.all, TeamA: e.teamA, Healthy: healthy})
+	return NewFixture(Options{All: e.all, TeamA: e.teamA, Oversized: e.oversized, Healthy: healthy})
 }
 
 // failDiscovery makes every Discovery call to both extensions fail, or
@@ -112,6 +119,17 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 		return c.StartOurs(ctx, binary, "ours")
 	})
 	report(t, Compare(baseline, ours, AllowList))
+
+	// The allowance for too many variables is what it says: Cluster API
+	// claims ready with nothing published, we refuse the answer and say so.
+	at := "ClusterClass " + NamespaceOther + "/oversized-variables .status.conditions[VariablesReady]"
+	variables := "ClusterClass " + NamespaceOther + "/oversized-variables .status.variables"
+	if baseline[at+".status"] != string(metav1.ConditionTrue) || baseline[variables] != "null" {
+		t.Errorf("Cluster API: %s = %s with variables %.200s; the allow-list says True with none published", at, baseline[at+".status"], baseline[variables])
+	}
+	if got := ours[at+".status"]; got != string(metav1.ConditionFalse) || !strings.Contains(ours[at+messageSuffix], "1000") {
+		t.Errorf("ours: %s = %q (%s); want False, naming the bound of 1000", at, got, ours[at+messageSuffix])
+	}
 }
 
 // runUnder runs the fixture under one manager on a fresh control plane and
@@ -204,7 +222,7 @@ func TestHandOver_FromClusterAPI_WarmsUpFromItsStatusWithoutDiscovery(t *testing
 	// Our refreshed Discovery fails now, and says so.
 	f.Settled["/"+ConfigAll], f.Settled["/"+ConfigTeamA] = metav1.ConditionFalse, metav1.ConditionFalse
 	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "ours") })
-	// Two configs discovered by Cluster API, three handlers each.
+	// Three configs discovered by Cluster API, three handlers each.
 	testsync.Eventually(t, time.Minute, "every recorded handler registered and every ClusterClass reconciled", func() (bool, string) {
 		metrics, err := ours.Scrape(ctx)
 		if err != nil {
@@ -212,7 +230,7 @@ func TestHandOver_FromClusterAPI_WarmsUpFromItsStatusWithoutDiscovery(t *testing
 		}
 		handlers := metrics.Sum("runtime_sdk_registered_handlers", nil)
 		reconciles := metrics.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"})
-		return handlers == 6 && reconciles >= float64(len(f.ClusterClasses)),
+		return handlers == 9 && reconciles >= float64(len(f.ClusterClasses)),
 			fmt.Sprintf("%v handlers registered, %v ClusterClass reconciles", handlers, reconciles)
 	})
 	after := settle(t, ctx, c, f, ours)
@@ -223,6 +241,35 @@ func TestHandOver_FromClusterAPI_WarmsUpFromItsStatusWithoutDiscovery(t *testing
 			t.Errorf("%s changed under a failing Discovery:\n  Cluster API: %s\n  ours:        %s", path, written[path], after[path])
 		}
 	}
+
+	// Still without Discovery, ext-team-a's selector now admits every
+	// namespace. Ours applies it at once; Cluster API keeps the selector of
+	// its last successful Discovery (and its warm-up cannot even finish
+	// while Discovery fails, so it cannot be run here).
+	ext := &runtimev1.ExtensionConfig{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Name: ConfigTeamA}, ext); err != nil {
+		t.Fatal(err)
+	}
+	base := ext.DeepCopy()
+	ext.Spec.NamespaceSelector = &metav1.LabelSelector{}
+	if err := c.Client.Patch(ctx, ext, client.MergeFrom(base)); err != nil {
+		t.Fatal(err)
+	}
+	f.Settled[NamespaceB+"/not-admitted"] = metav1.ConditionTrue
+	admitted := settle(t, ctx, c, f, ours)
+	comparison := Compare(clusterClassesOnly(after), clusterClassesOnly(admitted), append(AllowList, SelectorBeforeDiscovery))
+	report(t, comparison)
+	if len(comparison.Allowed) == 0 {
+		t.Error("the selector change made no difference: it was not applied while Discovery failed")
+	}
+}
+
+// SelectorBeforeDiscovery is the allowance for a namespaceSelector changed
+// while Discovery fails, which only the hand-over test reaches.
+var SelectorBeforeDiscovery = Allowance{
+	Path: regexp.MustCompile(`^ClusterClass ` + NamespaceB + `/not-admitted \.status\.`),
+	Reason: "a namespaceSelector changed while the extension's Discovery fails: we apply it at once (admission is not part of Discovery), " +
+		"Cluster API keeps the selector of its last successful Discovery until one succeeds",
 }
 
 // Ours writes status and stops; Cluster API's manager takes over on a

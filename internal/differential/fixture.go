@@ -34,7 +34,13 @@ const (
 	ConfigTeamA = "ext-team-a"
 	// ConfigDown points at an address where nothing answers.
 	ConfigDown = "ext-down"
+	// ConfigOversized answers more variables than status.variables holds.
+	ConfigOversized = "ext-oversized"
 )
+
+// OversizedVariables is how many variables ext-oversized answers: one more
+// than the ClusterClass CRD's maxItems for status.variables.
+const OversizedVariables = 1001
 
 // Namespaces of the fixture.
 const (
@@ -66,12 +72,17 @@ type Fixture struct {
 	// Paused for a paused one), by "<namespace>/<name>": a manager has
 	// settled only once every object is there, however slowly it starts.
 	Settled map[string]metav1.ConditionStatus
+	// RefusedByBaseline are the ClusterClasses whose status Cluster API
+	// can never write in full, because the apiserver refuses part of it,
+	// by "<namespace>/<name>": settling does not wait for them.
+	RefusedByBaseline map[string]bool
 }
 
 // Options choose what the fixture holds.
 type Options struct {
-	// All and TeamA are the extensions behind ext-all and ext-team-a.
-	All, TeamA Endpoint
+	// All, TeamA and Oversized are the extensions behind ext-all,
+	// ext-team-a and ext-oversized (which only the unhealthy fixture has).
+	All, TeamA, Oversized Endpoint
 	// Healthy leaves out everything that makes a reconcile fail (the
 	// unreachable config, conflicts, missing handlers and templates, a
 	// namespace not admitted), for a manager that must reconcile without
@@ -94,7 +105,17 @@ func Variables() map[string][]clusterv1.ClusterClassVariable {
 			variable("tags", false, clusterv1.JSONSchemaProps{Type: "array", Items: &clusterv1.JSONSchemaProps{Type: "string"}}),
 			variable("zone", false, clusterv1.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](16)}),
 		},
+		ConfigOversized: oversized(),
 	}
+}
+
+// oversized is OversizedVariables valid string variables.
+func oversized() []clusterv1.ClusterClassVariable {
+	vars := make([]clusterv1.ClusterClassVariable, OversizedVariables)
+	for i := range vars {
+		vars[i] = variable(fmt.Sprintf("v%04d", i), false, clusterv1.JSONSchemaProps{Type: "string"})
+	}
+	return vars
 }
 
 func variable(name string, required bool, schema clusterv1.JSONSchemaProps) clusterv1.ClusterClassVariable {
@@ -113,7 +134,7 @@ func jsonValues(raw ...string) []apiextensionsv1.JSON {
 
 // NewFixture builds the fixture's objects.
 func NewFixture(o Options) *Fixture {
-	f := &Fixture{Settled: map[string]metav1.ConditionStatus{}}
+	f := &Fixture{Settled: map[string]metav1.ConditionStatus{}, RefusedByBaseline: map[string]bool{}}
 	for _, k := range templateKinds {
 		f.CRDs = append(f.CRDs, skeleton.CRD(k))
 	}
@@ -133,7 +154,9 @@ func NewFixture(o Options) *Fixture {
 		extensionConfig(ConfigTeamA, o.TeamA, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}),
 	}
 	if !o.Healthy {
-		f.ExtensionConfigs = append(f.ExtensionConfigs, extensionConfig(ConfigDown, Endpoint{URL: "https://127.0.0.1:1", CA: o.All.CA}, &metav1.LabelSelector{}))
+		f.ExtensionConfigs = append(f.ExtensionConfigs,
+			extensionConfig(ConfigDown, Endpoint{URL: "https://127.0.0.1:1", CA: o.All.CA}, &metav1.LabelSelector{}),
+			extensionConfig(ConfigOversized, o.Oversized, &metav1.LabelSelector{}))
 	}
 	for _, ext := range f.ExtensionConfigs {
 		f.Settled["/"+ext.Name] = metav1.ConditionTrue
@@ -179,6 +202,11 @@ func NewFixture(o Options) *Fixture {
 	missing.Spec.ControlPlane.TemplateRef.Name = "no-such-template"
 	paused := add(NamespaceA, "paused", metav1.ConditionTrue, inline, discover(ConfigAll))
 	paused.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
+	// Cluster API's patch of 1001 variables is refused on every retry
+	// (its conditions, patched apart, say VariablesReady True); we refuse
+	// the answer and say why.
+	add(NamespaceOther, "oversized-variables", metav1.ConditionFalse, inline, discover(ConfigOversized))
+	f.RefusedByBaseline[NamespaceOther+"/oversized-variables"] = true
 	return f
 }
 

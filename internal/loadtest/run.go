@@ -333,7 +333,7 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 
 func (r *run) enqueued() float64 {
 	total := 0.0
-	for _, trigger := range []string{metrics.TriggerClusterClass, metrics.TriggerExtensionConfig, metrics.TriggerNamespace} {
+	for _, trigger := range []string{metrics.TriggerClusterClass, metrics.TriggerExtensionConfig, metrics.TriggerNamespace, metrics.TriggerRefresh} {
 		total += testutil.ToFloat64(metrics.ClusterClassEnqueued.WithLabelValues(trigger))
 	}
 	return total
