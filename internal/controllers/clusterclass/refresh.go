@@ -61,8 +61,12 @@ func (f *refresher) Start(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-ticker.C:
-			for outcome, n := range f.cache.Refresh(ctx) {
+			outcomes := f.cache.Refresh(ctx)
+			for outcome, n := range outcomes {
 				metrics.VariablesRefreshes.WithLabelValues(string(outcome)).Add(float64(n))
+			}
+			if len(outcomes) > 0 {
+				ctrl.LoggerFrom(ctx).V(4).Info("refreshed answers in use", "outcomes", outcomes)
 			}
 		}
 	}
