@@ -84,6 +84,10 @@ type Sample struct {
 	// UnchangedRefreshes counts DiscoverVariables answers asked again after
 	// the max age that came back the same.
 	UnchangedRefreshes int64 `json:"unchangedRefreshes"`
+	// ChangedRefreshes and FailedRefreshes count those that found a new
+	// answer or an error.
+	ChangedRefreshes int64 `json:"changedRefreshes"`
+	FailedRefreshes  int64 `json:"failedRefreshes"`
 	// CacheEntries is the DiscoverVariables call cache's size.
 	CacheEntries int64 `json:"cacheEntries"`
 	// RegisteredHandlers is the registry's size.
@@ -109,6 +113,8 @@ func (c *Controller) Sample(ctx context.Context) (Sample, error) {
 	s.ReconcileErrors = int64(families.Sum("controller_runtime_reconcile_errors_total", isClusterClass))
 	s.ConfigReconciles = int64(families.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "extensionconfig"}))
 	s.UnchangedRefreshes = int64(families.Sum("runtime_sdk_variables_refreshes_total", map[string]string{"outcome": "unchanged"}))
+	s.ChangedRefreshes = int64(families.Sum("runtime_sdk_variables_refreshes_total", map[string]string{"outcome": "changed"}))
+	s.FailedRefreshes = int64(families.Sum("runtime_sdk_variables_refreshes_total", map[string]string{"outcome": "failed"}))
 	s.Enqueued = int64(families.Sum("runtime_sdk_clusterclass_enqueued_total", nil))
 	for _, outcome := range []string{"success", "error"} {
 		s.DiscoverVariablesCalls += int64(families.Sum("runtime_sdk_extension_calls_total", map[string]string{"hook": "DiscoverVariables", "outcome": outcome}))

@@ -80,7 +80,10 @@ type PropertyEvent struct {
 	Target string `json:"target"`
 	// OptimumReconciles are the ClusterClasses the event could change;
 	// OptimumCalls the distinct DiscoverVariables requests whose answer
-	// it could change.
+	// it could change. For an event about a config, the controller acts on
+	// whoever uses the config when it gets there, so these count every
+	// ClusterClass and request in its scope at any point from the event
+	// to the end of the round.
 	OptimumReconciles int `json:"optimumReconciles"`
 	OptimumCalls      int `json:"optimumCalls"`
 }
@@ -99,6 +102,10 @@ type PropertyRound struct {
 	// are the cost of the max age, paid whatever the events.
 	Calls         int64 `json:"calls"`
 	IdleRefreshes int64 `json:"idleRefreshes"`
+	// ChangedRefreshes and FailedRefreshes are the refreshes that found a
+	// new answer or an error; they are among Calls.
+	ChangedRefreshes int64 `json:"changedRefreshes"`
+	FailedRefreshes  int64 `json:"failedRefreshes"`
 	// ReconcileBound and CallBound sum the round's events' optima.
 	ReconcileBound int `json:"reconcileBound"`
 	CallBound      int `json:"callBound"`
@@ -129,7 +136,10 @@ func Property(ctx context.Context, env Env, o PropertyOptions) (*PropertyReport,
 		o.Seed = uint64(time.Now().UnixNano())
 	}
 	env.progress("property: seed %d", o.Seed)
-	args := []string{"--variables-cache-max-age", o.CacheMaxAge.String(), "--rediscovery-interval", "1h"}
+	args := []string{"--variables-cache-max-age", o.CacheMaxAge.String(), "--rediscovery-interval", "1h",
+		// Calls, refreshes and registration changes are logged at 4: a
+		// round above its bound can be read back from the logs.
+		"--zap-log-level=4"}
 	h, err := setUp(ctx, env, "property", fixtureOptions{
 		clusterClasses: o.ClusterClasses, extensionConfigs: o.ExtensionConfigs, namespaces: o.Namespaces,
 		selectorEvery: 2, handlerTimeout: 10,
@@ -311,16 +321,19 @@ func (p *propertyWorld) admittedReferencers(k int) []int {
 	return out
 }
 
-// requests counts the distinct DiscoverVariables requests among classes:
+// requests counts the distinct DiscoverVariables requests among classes.
+func (p *propertyWorld) requests(classes []int) int { return len(p.requestKeys(classes)) }
+
+// requestKeys are the distinct DiscoverVariables requests among classes:
 // one per (config, settings) whose config is usable.
-func (p *propertyWorld) requests(classes []int) int {
+func (p *propertyWorld) requestKeys(classes []int) map[string]bool {
 	distinct := map[string]bool{}
 	for _, i := range classes {
 		if k := p.h.fixture.classConfig[i]; p.usable(k) {
 			distinct[strconv.Itoa(k)+"/"+p.flavour[i]] = true
 		}
 	}
-	return len(distinct)
+	return distinct
 }
 
 // admissions records whether each ClusterClass is admitted, to tell the
@@ -388,6 +401,16 @@ func (p *propertyWorld) round(ctx context.Context, round int) (PropertyRound, []
 		return r, nil, err
 	}
 	var events []PropertyEvent
+	// scoped[i] follows events[i] when its optimum depends on who uses a
+	// config by the time the controller acts on it.
+	var scoped []*scopedOptimum
+	grow := func() {
+		for _, s := range scoped {
+			if s != nil {
+				s.grow(p)
+			}
+		}
+	}
 	n := 1 + p.rng.IntN(p.o.MaxEventsPerRound)
 	for e := range n {
 		if e > 0 && p.o.MaxSpacing > 0 {
@@ -398,21 +421,39 @@ func (p *propertyWorld) round(ctx context.Context, round int) (PropertyRound, []
 		kinds := p.kinds()
 		kind := kinds[p.rng.IntN(len(kinds))]
 		ev := PropertyEvent{Round: round, Kind: kind}
+		var scope *scopedOptimum
 		if kind == eventManagerRestart {
 			// A restart reconciles everything again, and may repeat the
 			// work of the round's earlier events that was in flight.
-			ev.OptimumReconciles = len(p.h.fixture.classes) + r.ReconcileBound
-			ev.OptimumCalls = p.requests(p.allAdmitted()) + r.CallBound
+			ev.OptimumReconciles, ev.OptimumCalls = len(p.h.fixture.classes), p.requests(p.allAdmitted())
+			for i := range events {
+				ev.OptimumReconciles += events[i].OptimumReconciles
+				ev.OptimumCalls += events[i].OptimumCalls
+				if scoped[i] != nil {
+					ev.OptimumReconciles += len(scoped[i].reconciles)
+					ev.OptimumCalls += len(scoped[i].calls)
+				}
+			}
 			ev.Target = "controller"
 			if err := p.restart(ctx); err != nil {
 				return r, append(events, ev), err
 			}
-		} else if err := p.apply(ctx, &ev); err != nil {
-			return r, append(events, ev), fmt.Errorf("%s %s: %w", ev.Kind, ev.Target, err)
+		} else {
+			var err error
+			if scope, err = p.apply(ctx, &ev); err != nil {
+				return r, append(events, ev), fmt.Errorf("%s %s: %w", ev.Kind, ev.Target, err)
+			}
 		}
-		r.ReconcileBound += ev.OptimumReconciles
-		r.CallBound += ev.OptimumCalls
 		events = append(events, ev)
+		scoped = append(scoped, scope)
+		grow()
+	}
+	for i := range events {
+		if scoped[i] != nil {
+			events[i].OptimumReconciles, events[i].OptimumCalls = len(scoped[i].reconciles), len(scoped[i].calls)
+		}
+		r.ReconcileBound += events[i].OptimumReconciles
+		r.CallBound += events[i].OptimumCalls
 	}
 	r.Events = len(events)
 	if r.Settled, err = p.settle(ctx, time.Now()); err != nil {
@@ -426,6 +467,8 @@ func (p *propertyWorld) round(ctx context.Context, round int) (PropertyRound, []
 	r.ReconcileErrors = after.errors - before.errors
 	r.IdleRefreshes = after.unchangedRefreshes - before.unchangedRefreshes
 	r.Calls = after.calls - before.calls - r.IdleRefreshes
+	r.ChangedRefreshes = after.changedRefreshes - before.changedRefreshes
+	r.FailedRefreshes = after.failedRefreshes - before.failedRefreshes
 	r.FreshWrites, err = p.checkFresh(ctx, round)
 	return r, events, err
 }
@@ -440,24 +483,47 @@ func (p *propertyWorld) allAdmitted() []int {
 	return out
 }
 
+// scopedOptimum is the optimum of an event that reaches whoever uses a
+// config when the controller acts on it, which may be after later events
+// of the round changed who that is: every ClusterClass in scope at any
+// point from the event to the end of the round, and every request.
+type scopedOptimum struct {
+	scope      func() (reconcile, call []int)
+	reconciles map[int]bool
+	calls      map[string]bool
+}
+
+func newScope(scope func() (reconcile, call []int)) *scopedOptimum {
+	return &scopedOptimum{scope: scope, reconciles: map[int]bool{}, calls: map[string]bool{}}
+}
+
+func (s *scopedOptimum) grow(p *propertyWorld) {
+	reconcile, call := s.scope()
+	for _, i := range reconcile {
+		s.reconciles[i] = true
+	}
+	for key := range p.requestKeys(call) {
+		s.calls[key] = true
+	}
+}
+
 // apply makes one event on the cluster or an extension and fills in its
-// target and optimum from the model.
-func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) error {
+// target and optimum from the model, or returns the scope its optimum
+// follows.
+func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) (*scopedOptimum, error) {
 	f, c := p.h.fixture, p.h.client
 	switch ev.Kind {
 	case eventConfigCreate:
 		k := p.pickConfig(true)
 		ev.Target = f.extensions[k].name
 		p.exists[k] = true
-		ev.OptimumReconciles = len(p.referencers(k))
-		ev.OptimumCalls = p.requests(p.admittedReferencers(k))
-		return p.createConfig(ctx, k)
+		return newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) }), p.createConfig(ctx, k)
 	case eventConfigDelete:
 		k := p.pickConfig(false)
 		ev.Target = f.extensions[k].name
 		p.exists[k] = false
-		ev.OptimumReconciles = len(p.referencers(k))
-		return client.IgnoreNotFound(c.Delete(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: f.extensions[k].name}}))
+		scope := newScope(func() ([]int, []int) { return p.referencers(k), nil })
+		return scope, client.IgnoreNotFound(c.Delete(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: f.extensions[k].name}}))
 	case eventConfigSettings, eventConfigCA:
 		k := p.pickConfig(false)
 		ev.Target = f.extensions[k].name
@@ -470,9 +536,8 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) error {
 				f.extensions[k].ca = append(slices.Clone(p.baseCA[k]), p.nextCA...)
 			}
 		}
-		admitted := p.admittedReferencers(k)
-		ev.OptimumReconciles, ev.OptimumCalls = len(admitted), p.requests(admitted)
-		return f.updateConfig(ctx, c, k)
+		scope := newScope(func() ([]int, []int) { a := p.admittedReferencers(k); return a, a })
+		return scope, f.updateConfig(ctx, c, k)
 	case eventConfigSelector:
 		k := p.pickConfig(false)
 		before := p.admissions()
@@ -484,7 +549,7 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) error {
 		f.extensions[k].selector = next.DeepCopy()
 		ev.Target = fmt.Sprintf("%s -> %s", f.extensions[k].name, metav1.FormatLabelSelector(next))
 		ev.OptimumReconciles, ev.OptimumCalls = p.flipped(before)
-		return f.updateConfig(ctx, c, k)
+		return nil, f.updateConfig(ctx, c, k)
 	case eventNamespaceLabel:
 		name := f.namespaces[p.rng.IntN(len(f.namespaces))]
 		before := p.admissions()
@@ -496,26 +561,28 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) error {
 		ev.Target = name + " -> " + tier
 		ev.OptimumReconciles, ev.OptimumCalls = p.flipped(before)
 		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+tierLabel+`":"`+tier+`"}}}`))
-		return c.Patch(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, patch)
+		return nil, c.Patch(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, patch)
 	case eventHandlerToggle:
 		k := p.pickConfig(false)
 		p.hasDiscover[k] = !p.hasDiscover[k]
 		ev.Target = fmt.Sprintf("%s serves DiscoverVariables: %t", f.extensions[k].name, p.hasDiscover[k])
-		ev.OptimumReconciles = len(p.referencers(k))
-		ev.OptimumCalls = p.requests(p.admittedReferencers(k))
 		f.extensions[k].server.SetHandlers(p.handlersOf(k))
 		// Discovery runs again on any change of the object.
-		return p.touchConfig(ctx, k)
+		scope := newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) })
+		return scope, p.touchConfig(ctx, k)
 	case eventAnswerChange:
 		k := p.pickConfig(false)
 		p.answer[k]++
 		ev.Target = fmt.Sprintf("%s answers rev%d", f.extensions[k].name, p.answer[k])
-		if p.hasDiscover[k] {
-			admitted := p.admittedReferencers(k)
-			ev.OptimumReconciles, ev.OptimumCalls = len(admitted), p.requests(admitted)
-		}
 		f.extensions[k].server.SetVariables(sampleextension.DiscoverVariablesHandler, answerOf(p.answer[k]))
-		return nil
+		// The refresh reaches whoever uses the answer by then.
+		return newScope(func() ([]int, []int) {
+			if !p.hasDiscover[k] {
+				return nil, nil
+			}
+			a := p.admittedReferencers(k)
+			return a, a
+		}), nil
 	case eventClassReference:
 		i := p.rng.IntN(len(f.classes))
 		f.classConfig[i] = p.rng.IntN(len(f.extensions))
@@ -525,9 +592,9 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) error {
 		if f.admitted(i) {
 			ev.OptimumCalls = p.requests([]int{i})
 		}
-		return p.setClassPatch(ctx, i)
+		return nil, p.setClassPatch(ctx, i)
 	}
-	return fmt.Errorf("unknown event kind %q", ev.Kind)
+	return nil, fmt.Errorf("unknown event kind %q", ev.Kind)
 }
 
 func equalSelector(a, b *metav1.LabelSelector) bool {
@@ -610,7 +677,10 @@ func (p *propertyWorld) controllerOptions(log string) ControllerOptions {
 // counters are the cumulative figures the rounds account: the
 // controller's summed over every process the drill has run, and the calls
 // the extensions served.
-type counters struct{ reconciles, errors, calls, unchangedRefreshes int64 }
+type counters struct {
+	reconciles, errors, calls                             int64
+	unchangedRefreshes, changedRefreshes, failedRefreshes int64
+}
 
 func (p *propertyWorld) counters(ctx context.Context) (counters, error) {
 	s, err := p.h.sample(ctx)
@@ -622,6 +692,8 @@ func (p *propertyWorld) counters(ctx context.Context) (counters, error) {
 		errors:             p.retired.errors + s.ReconcileErrors,
 		calls:              p.servedCalls(),
 		unchangedRefreshes: p.retired.unchangedRefreshes + s.UnchangedRefreshes,
+		changedRefreshes:   p.retired.changedRefreshes + s.ChangedRefreshes,
+		failedRefreshes:    p.retired.failedRefreshes + s.FailedRefreshes,
 	}, nil
 }
 

@@ -104,10 +104,10 @@ func WriteProperty(w io.Writer, r *PropertyReport) error {
 	fmt.Fprintf(w, "\nproperty: seed %d; %d ClusterClasses, %d ExtensionConfigs, %d namespaces; up to %d events a round, %s apart at most; max age %s\n",
 		o.Seed, o.ClusterClasses, o.ExtensionConfigs, o.Namespaces, o.MaxEventsPerRound, o.MaxSpacing, o.CacheMaxAge)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "round\tevents\treconciles\tbound\tcalls\tbound\tidle refreshes\terrors\tquiet after\tfresh writes\t")
+	fmt.Fprintln(tw, "round\tevents\treconciles\tbound\tcalls\tbound\tidle refreshes\tchanged/failed refreshes\terrors\tquiet after\tfresh writes\t")
 	for _, rd := range r.Rounds {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t\n", rd.Round, rd.Events, rd.Reconciles, rd.ReconcileBound,
-			rd.Calls, rd.CallBound, rd.IdleRefreshes, rd.ReconcileErrors, rd.Settled.Round(time.Millisecond), len(rd.FreshWrites))
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%s\t%d\t\n", rd.Round, rd.Events, rd.Reconciles, rd.ReconcileBound,
+			rd.Calls, rd.CallBound, rd.IdleRefreshes, rd.ChangedRefreshes, rd.FailedRefreshes, rd.ReconcileErrors, rd.Settled.Round(time.Millisecond), len(rd.FreshWrites))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
