@@ -712,26 +712,38 @@ func (p *propertyWorld) servedCalls() int64 {
 // the quiet period. It returns the time from lastEvent.
 func (p *propertyWorld) settle(ctx context.Context, lastEvent time.Time) (time.Duration, error) {
 	refreshed := lastEvent.Add(p.o.CacheMaxAge + clusterclass.RefreshIntervalFor(p.o.CacheMaxAge) + 500*time.Millisecond)
-	var last int64 = -1
-	lastChange := time.Now()
-	deadline := time.Now().Add(p.o.Timeout)
-	for {
+	lastMoved, err := waitQuiet(ctx, p.o.Timeout, p.o.Quiet, func() (int64, bool, error) {
 		c, err := p.counters(ctx)
+		return c.reconciles + c.errors, time.Now().After(refreshed), err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("after the last event: %w", err)
+	}
+	return lastMoved.Sub(lastEvent), nil
+}
+
+// waitQuiet polls read until it reports done and the work it counts has
+// not moved for quiet. It returns when the count last moved.
+func waitQuiet(ctx context.Context, timeout, quiet time.Duration, read func() (work int64, done bool, err error)) (time.Time, error) {
+	var last int64 = -1
+	lastMoved := time.Now()
+	deadline := time.Now().Add(timeout)
+	for {
+		work, done, err := read()
 		if err != nil {
-			return 0, err
+			return lastMoved, err
 		}
-		if n := c.reconciles + c.errors; n != last {
-			last, lastChange = n, time.Now()
+		if work != last {
+			last, lastMoved = work, time.Now()
 		}
-		now := time.Now()
-		if now.After(refreshed) && now.Sub(lastChange) >= p.o.Quiet {
-			return lastChange.Sub(lastEvent), nil
+		if done && time.Since(lastMoved) >= quiet {
+			return lastMoved, nil
 		}
-		if now.After(deadline) {
-			return 0, fmt.Errorf("the controller was still reconciling %s after the last event", p.o.Timeout)
+		if time.Now().After(deadline) {
+			return lastMoved, fmt.Errorf("still working, or not done, after %s", timeout)
 		}
 		if err := pause(ctx, 200*time.Millisecond); err != nil {
-			return 0, err
+			return lastMoved, err
 		}
 	}
 }

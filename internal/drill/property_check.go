@@ -71,27 +71,14 @@ func (p *propertyWorld) checkFresh(ctx context.Context, round int) ([]string, er
 		return nil, fmt.Errorf("start the fresh controller: %w", err)
 	}
 	defer checker.Stop()
-	var last int64 = -1
-	lastChange := time.Now()
-	deadline := time.Now().Add(p.o.Timeout)
-	for {
-		s, err := checker.Sample(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("fresh controller: %w", err)
-		}
-		if n := s.Reconciles + s.ConfigReconciles; n != last {
-			last, lastChange = n, time.Now()
-		}
-		if s.Reconciles >= int64(classes) && s.ConfigReconciles >= int64(configs) && time.Since(lastChange) >= time.Second {
-			break
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the fresh controller reconciled %d of %d ClusterClasses and %d of %d ExtensionConfigs in %s",
-				s.Reconciles, classes, s.ConfigReconciles, configs, p.o.Timeout)
-		}
-		if err := pause(ctx, 200*time.Millisecond); err != nil {
-			return nil, err
-		}
+	var s Sample
+	if _, err := waitQuiet(ctx, p.o.Timeout, time.Second, func() (int64, bool, error) {
+		var err error
+		s, err = checker.Sample(ctx)
+		return s.Reconciles + s.ConfigReconciles, s.Reconciles >= int64(classes) && s.ConfigReconciles >= int64(configs), err
+	}); err != nil {
+		return nil, fmt.Errorf("fresh controller, with %d of %d ClusterClasses and %d of %d ExtensionConfigs reconciled: %w",
+			s.Reconciles, classes, s.ConfigReconciles, configs, err)
 	}
 	checker.Stop()
 	after, err := p.snapshot(ctx)

@@ -134,13 +134,8 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 		return nil, err
 	}
 	result := &Result{Scenario: s, Setup: time.Since(started)}
-	for _, e := range r.events() {
-		r.progress("event: %s", e.name)
-		row, err := r.measure(ctx, e)
-		if err != nil {
-			return nil, fmt.Errorf("event %s: %w", e.name, err)
-		}
-		result.Rows = append(result.Rows, row)
+	if err := r.measureAll(ctx, result, r.events()); err != nil {
+		return nil, err
 	}
 	if opts.RolloutMaxAge < 0 {
 		return result, nil
@@ -149,15 +144,23 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if err := r.restartManager(ctx, opts.RolloutMaxAge); err != nil {
 		return nil, err
 	}
-	for _, e := range r.rolloutEvents() {
+	if err := r.measureAll(ctx, result, r.rolloutEvents()); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// measureAll drives events one after the other, adding a row for each.
+func (r *run) measureAll(ctx context.Context, result *Result, events []event) error {
+	for _, e := range events {
 		r.progress("event: %s", e.name)
 		row, err := r.measure(ctx, e)
 		if err != nil {
-			return nil, fmt.Errorf("event %s: %w", e.name, err)
+			return fmt.Errorf("event %s: %w", e.name, err)
 		}
 		result.Rows = append(result.Rows, row)
 	}
-	return result, nil
+	return nil
 }
 
 func (r *run) progress(format string, args ...any) {
