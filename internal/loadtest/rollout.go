@@ -8,6 +8,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 )
 
@@ -37,7 +38,9 @@ func (r *run) rolloutEvents() []event {
 		},
 		optimum:   func() (int, int) { return r.affectedByRegistration(target) },
 		converged: func(ctx context.Context) (bool, error) { return r.showsVariable(ctx, target, "rolledOut") },
-		callsOf:   []int{target},
+		// Refreshes of unchanged answers while its ClusterClasses converge
+		// are the idle row's cost, not the rollout's.
+		withoutIdleRefreshes: true,
 	}}
 }
 
@@ -57,8 +60,13 @@ func (r *run) answersInUse() (reconciles, calls int) {
 // refreshes counts every answer asked again, whatever the outcome.
 func refreshes() float64 {
 	total := 0.0
-	for _, outcome := range []string{"unchanged", "changed", "failed"} {
-		total += testutil.ToFloat64(metrics.VariablesRefreshes.WithLabelValues(outcome))
+	for _, outcome := range []callcache.RefreshOutcome{callcache.RefreshUnchanged, callcache.RefreshChanged, callcache.RefreshFailed} {
+		total += testutil.ToFloat64(metrics.VariablesRefreshes.WithLabelValues(string(outcome)))
 	}
 	return total
+}
+
+// unchangedRefreshes counts the answers asked again that came back the same.
+func unchangedRefreshes() float64 {
+	return testutil.ToFloat64(metrics.VariablesRefreshes.WithLabelValues(string(callcache.RefreshUnchanged)))
 }

@@ -284,9 +284,10 @@ type event struct {
 	// shows the change; the time to get there is measured.
 	converged func(ctx context.Context) (bool, error)
 	note      string
-	// callsOf, when set, are the configs whose extensions' calls the row
-	// counts (otherwise every extension's).
-	callsOf []int
+	// withoutIdleRefreshes leaves out of the row's calls the refreshes
+	// that found an answer unchanged: the max age's own cost, which the
+	// idle row accounts, paid again for every max age a slow event lasts.
+	withoutIdleRefreshes bool
 }
 
 type scanCount struct{ enqueues, reconciles, calls int }
@@ -300,7 +301,8 @@ func (s *scanCount) add(o scanCount) {
 func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	enqueuedBefore := r.enqueued()
 	reconcilesBefore := r.reconciles.Load()
-	callsBefore := r.discoverVariablesCalls(e.callsOf...)
+	callsBefore := r.discoverVariablesCalls()
+	idleBefore := unchangedRefreshes()
 	optimumReconciles, optimumCalls := e.optimum()
 
 	started := time.Now()
@@ -318,12 +320,16 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	if err := r.poll(ctx, "settle", seen, true); err != nil {
 		return Row{}, err
 	}
+	calls := r.discoverVariablesCalls() - callsBefore
+	if e.withoutIdleRefreshes {
+		calls -= int64(unchangedRefreshes() - idleBefore)
+	}
 	return Row{
 		Event:             e.name,
 		Events:            writes,
 		Enqueues:          int(r.enqueued() - enqueuedBefore),
 		Reconciles:        int(r.reconciles.Load() - reconcilesBefore),
-		Calls:             r.discoverVariablesCalls(e.callsOf...) - callsBefore,
+		Calls:             calls,
 		OptimumReconciles: optimumReconciles,
 		OptimumCalls:      optimumCalls,
 		ScanEnqueues:      scan.enqueues,
@@ -342,18 +348,12 @@ func (r *run) enqueued() float64 {
 	return total
 }
 
-// discoverVariablesCalls counts the DiscoverVariables calls the given
-// configs' extensions served, or every extension's without any.
-func (r *run) discoverVariablesCalls(configs ...int) int64 {
-	if len(configs) == 0 {
-		configs = make([]int, len(r.fixture.configs))
-		for i := range configs {
-			configs[i] = i
-		}
-	}
+// discoverVariablesCalls counts the DiscoverVariables calls the
+// extensions served.
+func (r *run) discoverVariablesCalls() int64 {
 	var total int64
-	for _, i := range configs {
-		total += r.fixture.configs[i].extension.Server.Calls()["DiscoverVariables/"+sampleextension.DiscoverVariablesHandler]
+	for _, c := range r.fixture.configs {
+		total += c.extension.Server.Calls()["DiscoverVariables/"+sampleextension.DiscoverVariablesHandler]
 	}
 	return total
 }
