@@ -18,6 +18,9 @@ KUBE_APISERVER := $(BIN)/kube-apiserver
 ETCD := $(BIN)/etcd
 CONTROLLER_GEN := $(BIN)/controller-gen
 MANAGER := $(BIN)/runtime-sdk-controller
+# The load tool and the drills: a binary of their own, never linked into
+# the controller.
+BENCH := $(BIN)/rsc-bench
 # Cluster API v1.14.2's own core manager, and the CRDs it serves, copied from
 # its module: the reference the differential tests run beside ours.
 CAPI_BASELINE := $(BIN)/capi-baseline
@@ -89,13 +92,17 @@ build: ## Build the manager binary into bin/.
 run: tools build ## Run the controller against the local control plane (data kept in .local/).
 	$(MANAGER) --local --local-dir "$(LOCAL_DIR)" $(ARGS)
 
+.PHONY: build-bench
+build-bench: ## Build bin/rsc-bench, the load tool and the drills.
+	$(GO) build -o $(BENCH) ./cmd/rsc-bench
+
 .PHONY: loadtest
-loadtest: tools build ## Run the load tool (seed and scale at N=1000) on a fresh local control plane; LOADTEST_ARGS adds flags.
-	$(MANAGER) loadtest --out loadtest-results $(LOADTEST_ARGS)
+loadtest: tools build-bench ## Run the load tool (seed and scale at N=1000) on a fresh local control plane; LOADTEST_ARGS adds flags.
+	$(BENCH) loadtest --out loadtest-results $(LOADTEST_ARGS)
 
 .PHONY: drill
-drill: tools build ## Run the fault drills (flap, kube-apiserver restart, 10-minute soak, 10-minute property run) on a fresh local control plane; DRILL_ARGS adds flags.
-	$(MANAGER) drill --out drill-results $(DRILL_ARGS)
+drill: tools build build-bench ## Run the fault drills (flap, kube-apiserver restart, 10-minute soak, 10-minute property run) against bin/runtime-sdk-controller on a fresh local control plane; DRILL_ARGS adds flags.
+	$(BENCH) drill --controller-binary $(MANAGER) --out drill-results $(DRILL_ARGS)
 
 .PHONY: clean-local
 clean-local: ## Wipe the local control plane's data directory.

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -19,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
@@ -31,18 +30,11 @@ import (
 const name = "runtime-sdk-controller"
 
 func main() {
-	ctx, stop := shutdownContext()
+	ctx, stop := cli.ShutdownContext()
 	defer stop()
 	args := os.Args[1:]
-	if len(args) > 0 {
-		switch args[0] {
-		case "loadtest":
-			os.Exit(runLoadtest(ctx, args[1:], os.Stdout, os.Stderr))
-		case "who-uses":
-			os.Exit(runWhoUses(ctx, args[1:], os.Stdout, os.Stderr))
-		case "drill":
-			os.Exit(runDrill(ctx, args[1:], os.Stdout, os.Stderr))
-		}
+	if len(args) > 0 && args[0] == "who-uses" {
+		os.Exit(runWhoUses(ctx, args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
 }
@@ -136,7 +128,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctrl.SetLogger(logcap.Cap(zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr)), logcap.MaxVerbosity))
 
 	if err := serve(ctx, o, stdout); err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", name, oneLine(err))
+		fmt.Fprintf(stderr, "%s: %s\n", name, cli.OneLine(err))
 		return 1
 	}
 	return 0
@@ -169,7 +161,7 @@ func clusterConfig(ctx context.Context, o *options, stdout io.Writer) (*rest.Con
 		return cfg, noop, err
 	}
 
-	cluster, err := startLocalCluster(ctx, localcluster.Options{Dir: o.localDir, BinDir: o.binDir, APIServerPort: o.localPort})
+	cluster, err := cli.StartLocalCluster(ctx, localcluster.Options{Dir: o.localDir, BinDir: o.binDir, APIServerPort: o.localPort})
 	if err != nil {
 		return nil, noop, err
 	}
@@ -211,28 +203,4 @@ func relativeToWorkingDir(path string) string {
 		return rel
 	}
 	return path
-}
-
-// oneLine keeps an error to one line: the first line of multi-line causes
-// (such as a process log tail) is enough to act on, and the rest is in the
-// logs it names.
-func oneLine(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return msg
-}
-
-// shutdownContext is cancelled by the first SIGINT or SIGTERM, which starts a
-// clean shutdown (manager, then kube-apiserver, then etcd). A second signal
-// exits at once; child processes then get SIGTERM from the kernel.
-func shutdownContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		<-signals
-		cancel()
-		<-signals
-		os.Exit(1)
-	}()
-	return ctx, func() { signal.Stop(signals); cancel() }
 }

@@ -9,6 +9,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/whouses"
 )
@@ -35,7 +36,7 @@ func runWhoUses(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 2
 	}
 	if err := whoUses(ctx, *kubeconfig, fs.Arg(0), fs.Arg(1), *output, stdout); err != nil {
-		fmt.Fprintf(stderr, "%s who-uses: %s\n", name, oneLine(err))
+		fmt.Fprintf(stderr, "%s who-uses: %s\n", name, cli.OneLine(err))
 		return 1
 	}
 	return 0

@@ -18,6 +18,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/yaml"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 )
 
@@ -101,11 +102,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", name, oneLine(err))
+		fmt.Fprintf(stderr, "%s: %s\n", name, cli.OneLine(err))
 		return 2
 	}
 	if err := serve(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", name, oneLine(err))
+		fmt.Fprintf(stderr, "%s: %s\n", name, cli.OneLine(err))
 		return 1
 	}
 	return 0
@@ -215,11 +216,4 @@ func loadVariables(path string) ([]clusterv1.ClusterClassVariable, error) {
 		return nil, fmt.Errorf("--variables-file %s is not a list of ClusterClassVariables: %w", path, err)
 	}
 	return vars, nil
-}
-
-// oneLine keeps an error to one line; the first line of a multi-line cause
-// is enough to act on.
-func oneLine(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return msg
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/loadtest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
@@ -48,7 +49,7 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.merge, "merge", "", "Comma-separated results.json files of earlier runs to add to this run's JSON and chart (with --scenarios \"\", only merge).")
 	fs.DurationVar(&o.rolloutMaxAge, "rollout-max-age", 10*time.Second, "--variables-cache-max-age of the controller the rollout events run under (it is restarted for them); negative skips them.")
 	fs.DurationVar(&o.timeout, "step-timeout", 2*time.Minute, "Longest wait for one step (set-up, one event) to settle.")
-	return runTool(fs, args, stderr, func() error { return loadtestMain(ctx, o, stdout, stderr) })
+	return cli.Run(fs, args, stderr, func() error { return loadtestMain(ctx, o, stdout, stderr) })
 }
 
 func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writer) error {

@@ -11,23 +11,26 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/drill"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
 type drillOptions struct {
-	drills   string
-	flap     drill.FlapOptions
-	restart  drill.RestartOptions
-	soak     drill.SoakOptions
-	property drill.PropertyOptions
-	localDir string
-	binDir   string
-	out      string
+	drills     string
+	flap       drill.FlapOptions
+	restart    drill.RestartOptions
+	soak       drill.SoakOptions
+	property   drill.PropertyOptions
+	localDir   string
+	binDir     string
+	out        string
+	controller string
 }
 
 // runDrill is the `drill` subcommand: it starts a fresh local control plane
-// and runs the fault drills against this binary, run as its own process.
+// and runs the fault drills against the controller binary, run as its own
+// process.
 func runDrill(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o := drillOptions{flap: drill.DefaultFlapOptions(), restart: drill.DefaultRestartOptions(), soak: drill.DefaultSoakOptions(), property: drill.DefaultPropertyOptions()}
 	fs := flag.NewFlagSet(name+" drill", flag.ContinueOnError)
@@ -47,7 +50,8 @@ func runDrill(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "drill"), "Data directory of the drills' control plane and the controller logs; wiped at start.")
 	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
 	fs.StringVar(&o.out, "out", "drill-results", "Directory for report.txt and report.json.")
-	return runTool(fs, args, stderr, func() error { return drillMain(ctx, o, stdout, stderr) })
+	fs.StringVar(&o.controller, "controller-binary", filepath.Join("bin", "runtime-sdk-controller"), "The runtime-sdk-controller binary the drills run.")
+	return cli.Run(fs, args, stderr, func() error { return drillMain(ctx, o, stdout, stderr) })
 }
 
 func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) error {
@@ -61,9 +65,12 @@ func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) er
 			return fmt.Errorf("--drills: unknown drill %q", d)
 		}
 	}
-	binary, err := os.Executable()
+	binary, err := filepath.Abs(o.controller)
 	if err != nil {
-		return fmt.Errorf("find this binary: %w", err)
+		return err
+	}
+	if info, err := os.Stat(binary); err != nil || info.IsDir() {
+		return fmt.Errorf("--controller-binary %s: not a file (build it with make build): %v", o.controller, err)
 	}
 	// The controllers under drill log to their own files in the data
 	// directory.

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"go.uber.org/zap/zapcore"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
+)
+
+// startToolCluster starts the fresh local control plane a load or drill run
+// uses: logging cut to errors (tables and reports go to stdout), the data
+// directory wiped, the CRDs installed. It returns a client configuration
+// that is not throttled below what the tools drive.
+func startToolCluster(ctx context.Context, localDir, binDir string, stderr io.Writer) (*localcluster.Cluster, *rest.Config, error) {
+	ctrl.SetLogger(logcap.Cap(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.StacktraceLevel(zapcore.PanicLevel)), logcap.MaxVerbosity))
+	if err := os.RemoveAll(localDir); err != nil {
+		return nil, nil, fmt.Errorf("wipe %s: %w", localDir, err)
+	}
+	cluster, err := cli.StartLocalCluster(ctx, localcluster.Options{Dir: localDir, BinDir: binDir})
+	if err != nil {
+		return nil, nil, err
+	}
+	config := cluster.Config()
+	config.QPS, config.Burst = 500, 1000
+	return cluster, config, nil
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+)
+
+// Run parses a subcommand's flags and runs it: 0 on success and for -h, 2
+// for bad flags, 1 with one line on stderr when main fails.
+func Run(fs *flag.FlagSet, args []string, stderr io.Writer, main func() error) int {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := main(); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), OneLine(err))
+		return 1
+	}
+	return 0
+}
+
+// OneLine keeps an error to one line: the first line of multi-line causes
+// (such as a process log tail) is enough to act on, and the rest is in the
+// logs it names.
+func OneLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
+// ShutdownContext is cancelled by the first SIGINT or SIGTERM, which starts a
+// clean shutdown (manager, then kube-apiserver, then etcd). A second signal
+// exits at once; child processes then get SIGTERM from the kernel.
+func ShutdownContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-signals
+		cancel()
+		<-signals
+		os.Exit(1)
+	}()
+	return ctx, func() { signal.Stop(signals); cancel() }
+}
+
+// StartLocalCluster starts a local control plane with our CRDs and the
+// template CRDs of skeleton's ClusterClasses, from the binaries in
+// opts.BinDir, or where toolbin finds them when it is empty.
+func StartLocalCluster(ctx context.Context, opts localcluster.Options) (*localcluster.Cluster, error) {
+	if opts.BinDir == "" {
+		var err error
+		if opts.BinDir, err = toolbin.Dir(); err != nil {
+			return nil, err
+		}
+	}
+	crds, err := crd.Definitions()
+	if err != nil {
+		return nil, err
+	}
+	opts.CRDs = append(crds, skeleton.TemplateCRDs()...)
+	cluster, err := localcluster.Start(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("local control plane: %w", err)
+	}
+	return cluster, nil
+}
