@@ -24,6 +24,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
@@ -148,7 +149,7 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 	go func() { done <- mgr.Start(mgrCtx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	ext := sampleextension.StartTest(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
+	ext := sampleextensiontest.Start(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
 		sampleextension.DiscoverVariablesHandler: {{Name: "size", Required: ptr.To(true), Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}}}},
 	}})
 	ns := env.Namespace(t, nil)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
@@ -50,7 +51,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 	}
 	servers := map[string]*sampleextension.Running{}
 	for _, name := range []string{"deleted", "changed", "added"} {
-		servers[name] = sampleextension.StartTest(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
+		servers[name] = sampleextensiontest.Start(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
 			sampleextension.DiscoverVariablesHandler: {{Name: "from-" + name, Required: new(bool),
 				Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}}}},
 		}})

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -124,16 +123,4 @@ type Running struct {
 	// CA is the PEM CA that signed the serving certificate, for
 	// spec.clientConfig.caBundle.
 	CA []byte
-}
-
-// StartTest serves a new Server with opts until the test ends.
-func StartTest(t testing.TB, opts Options) *Running {
-	t.Helper()
-	s := New(opts)
-	url, ca, stop, err := StartTLS(s)
-	if err != nil {
-		t.Fatalf("start sample extension: %v", err)
-	}
-	t.Cleanup(stop)
-	return &Running{Server: s, URL: url, CA: ca}
 }

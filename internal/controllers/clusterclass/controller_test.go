@@ -22,6 +22,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
@@ -72,7 +73,7 @@ type extension = sampleextension.Running
 
 func startExtension(t *testing.T, vars ...clusterv1.ClusterClassVariable) *extension {
 	t.Helper()
-	return sampleextension.StartTest(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
+	return sampleextensiontest.Start(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
 		sampleextension.DiscoverVariablesHandler: vars,
 	}})
 }

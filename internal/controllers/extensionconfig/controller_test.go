@@ -27,6 +27,7 @@ import (
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
@@ -89,7 +90,7 @@ type extension = sampleextension.Running
 
 func startExtension(t *testing.T) *extension {
 	t.Helper()
-	return sampleextension.StartTest(t, sampleextension.Options{})
+	return sampleextensiontest.Start(t, sampleextension.Options{})
 }
 
 func createExtensionConfig(t *testing.T, name string, config runtimev1.ClientConfig, annotations map[string]string) {
