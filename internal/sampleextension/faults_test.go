@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
 
 func TestServer_FaultsBehaveAsDocumented(t *testing.T) {
@@ -425,7 +427,9 @@ func TestServe_EndsHangingCallsOnShutdown(t *testing.T) {
 		}
 		called <- err
 	}()
-	eventually(t, 10*time.Second, "the call reaches the handler", func() bool { return s.Total() == 1 })
+	testsync.Eventually(t, 10*time.Second, "the call reaches the handler", func() (bool, string) {
+		return s.Total() == 1, fmt.Sprintf("%d calls", s.Total())
+	})
 	cancel()
 
 	select {

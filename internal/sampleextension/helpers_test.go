@@ -129,15 +129,3 @@ func stringVariables(names ...string) []clusterv1.ClusterClassVariable {
 	}
 	return vars
 }
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}

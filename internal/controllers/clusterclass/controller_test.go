@@ -128,15 +128,10 @@ func get(t *testing.T, namespace, name string) *clusterv1.ClusterClass {
 	return cc
 }
 
-func waitFor(t *testing.T, what string, check func() (bool, string)) {
-	t.Helper()
-	testsync.Eventually(t, eventually, what, check)
-}
-
 func waitVariablesReady(t *testing.T, namespace, name string, status metav1.ConditionStatus, reason string, messageParts ...string) *clusterv1.ClusterClass {
 	t.Helper()
 	var cc *clusterv1.ClusterClass
-	waitFor(t, fmt.Sprintf("%s/%s VariablesReady=%s", namespace, name, status), func() (bool, string) {
+	testsync.Eventually(t, eventually, fmt.Sprintf("%s/%s VariablesReady=%s", namespace, name, status), func() (bool, string) {
 		cc = get(t, namespace, name)
 		c := meta.FindStatusCondition(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
 		if c == nil {
@@ -308,7 +303,7 @@ func TestReconcile_TwoHundredClusterClassesSharingAHandlerCostOneCallPerRegistra
 	// to 20 concurrent workers at once.
 	startManager(t)
 	waitAll := func(want string) {
-		waitFor(t, fmt.Sprintf("all %d ClusterClasses publish %s", n, want), func() (bool, string) {
+		testsync.Eventually(t, eventually, fmt.Sprintf("all %d ClusterClasses publish %s", n, want), func() (bool, string) {
 			list := &clusterv1.ClusterClassList{}
 			if err := env.Client.List(context.Background(), list, client.InNamespace(ns)); err != nil {
 				return false, err.Error()

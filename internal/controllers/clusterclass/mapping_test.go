@@ -25,6 +25,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -92,7 +93,7 @@ func startMapping(t *testing.T, selector *metav1.LabelSelector) *mappingHarness 
 func (h *mappingHarness) waitRediscoveries(n int64) {
 	h.t.Helper()
 	base := h.ext.Server.Calls()["Discovery"]
-	waitFor(h.t, fmt.Sprintf("%d more discoveries", n+1), func() (bool, string) {
+	testsync.Eventually(h.t, eventually, fmt.Sprintf("%d more discoveries", n+1), func() (bool, string) {
 		got := h.ext.Server.Calls()["Discovery"] - base
 		return got >= n+1, fmt.Sprintf("%d so far", got)
 	})
@@ -102,7 +103,7 @@ func (h *mappingHarness) waitRediscoveries(n int64) {
 // once since creation, then for the queue to drain through a rediscovery.
 func (h *mappingHarness) settle(names ...types.NamespacedName) map[types.NamespacedName]int {
 	h.t.Helper()
-	waitFor(h.t, "initial reconciles", func() (bool, string) {
+	testsync.Eventually(h.t, eventually, "initial reconciles", func() (bool, string) {
 		counts := h.reconciles.snapshot()
 		for _, n := range names {
 			if counts[n] == 0 {
@@ -114,7 +115,7 @@ func (h *mappingHarness) settle(names ...types.NamespacedName) map[types.Namespa
 	// Let any follow-up reconcile (e.g. registration of the config after
 	// the ClusterClass appeared) finish, and wait until they stop.
 	var last map[types.NamespacedName]int
-	waitFor(h.t, "reconciles to stop", func() (bool, string) {
+	testsync.Eventually(h.t, eventually, "reconciles to stop", func() (bool, string) {
 		h.waitRediscoveries(1)
 		now := h.reconciles.snapshot()
 		stable := fmt.Sprint(now) == fmt.Sprint(last)
@@ -133,7 +134,7 @@ func (h *mappingHarness) expectExactly(s map[types.NamespacedName]int, want ...t
 		wantNames = append(wantNames, w.String())
 	}
 	sort.Strings(wantNames)
-	waitFor(h.t, "expected reconciles", func() (bool, string) {
+	testsync.Eventually(h.t, eventually, "expected reconciles", func() (bool, string) {
 		got := h.reconciles.since(s)
 		return strings.Join(got, " ") == strings.Join(wantNames, " "), fmt.Sprintf("reconciled %v, want %v", got, wantNames)
 	})

@@ -116,16 +116,10 @@ func getExtensionConfig(t *testing.T, name string) *runtimev1.ExtensionConfig {
 	return ext
 }
 
-// waitFor polls until check passes or the test's deadline.
-func waitFor(t *testing.T, what string, check func() (bool, string)) {
-	t.Helper()
-	testsync.Eventually(t, eventually, what, check)
-}
-
 func waitDiscovered(t *testing.T, name string, status metav1.ConditionStatus, messageParts ...string) *runtimev1.ExtensionConfig {
 	t.Helper()
 	var ext *runtimev1.ExtensionConfig
-	waitFor(t, name+" Discovered="+string(status), func() (bool, string) {
+	testsync.Eventually(t, eventually, name+" Discovered="+string(status), func() (bool, string) {
 		ext = getExtensionConfig(t, name)
 		c := meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
 		if c == nil {
@@ -166,7 +160,7 @@ func TestReconcile_DiscoversHandlersAndRegistersThem(t *testing.T) {
 			t.Errorf("unexpected handler %+v", handler)
 		}
 	}
-	waitFor(t, "registry holds the handlers", func() (bool, string) {
+	testsync.Eventually(t, eventually, "registry holds the handlers", func() (bool, string) {
 		reg, ok := h.registry.Get("discover-variables." + name)
 		return ok && reg.Hook.Hook == "DiscoverVariables" && reg.ClientConfig.URL == ext.URL, "not registered"
 	})
@@ -185,7 +179,7 @@ func TestReconcile_ReDiscoveryWithTheSameAnswerWritesNothing(t *testing.T) {
 	// Reconciles of one object never overlap: once the extension has seen
 	// three more Discovery calls, at least two re-discoveries have finished.
 	base := ext.Server.Calls()["Discovery"]
-	waitFor(t, "three more discoveries", func() (bool, string) {
+	testsync.Eventually(t, eventually, "three more discoveries", func() (bool, string) {
 		return ext.Server.Calls()["Discovery"] >= base+3, "waiting"
 	})
 	if now := getExtensionConfig(t, name); now.ResourceVersion != settled.ResourceVersion {
@@ -394,7 +388,7 @@ func TestReconcile_PausedConfigIsNotDiscovered(t *testing.T) {
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA},
 		map[string]string{clusterv1.PausedAnnotation: ""})
 
-	waitFor(t, "Paused=True", func() (bool, string) {
+	testsync.Eventually(t, eventually, "Paused=True", func() (bool, string) {
 		c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, clusterv1.PausedCondition)
 		return c != nil && c.Status == metav1.ConditionTrue, "not paused yet"
 	})
@@ -416,12 +410,12 @@ func TestReconcile_DeleteUnregistersHandlers(t *testing.T) {
 	name := uniqueName("delete")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
 	waitDiscovered(t, name, metav1.ConditionTrue)
-	waitFor(t, "registered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 3, "not yet" })
+	testsync.Eventually(t, eventually, "registered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 3, "not yet" })
 
 	if err := env.Client.Delete(context.Background(), getExtensionConfig(t, name)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "unregistered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 0, "still registered" })
+	testsync.Eventually(t, eventually, "unregistered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 0, "still registered" })
 }
 
 func TestWarmup_RegistersRecordedHandlersWhileTheExtensionIsDown(t *testing.T) {
@@ -430,7 +424,7 @@ func TestWarmup_RegistersRecordedHandlersWhileTheExtensionIsDown(t *testing.T) {
 	env.RecordedExtensionConfig(t, name, nil, "discover-variables")
 
 	h := startController(t, runtimeclient.Options{DiscoveryTimeout: time.Second}, 0)
-	waitFor(t, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
+	testsync.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
 	if _, ok := h.registry.Get("discover-variables." + name); !ok {
 		t.Fatal("warm-up did not register the recorded handler")
 	}
@@ -457,7 +451,7 @@ func TestWarmup_ReadsShortNamesOfEarlierVersionsAndSkipsForeignNames(t *testing.
 	}
 
 	h := startController(t, runtimeclient.Options{DiscoveryTimeout: time.Second}, 0)
-	waitFor(t, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
+	testsync.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
 	if _, ok := h.registry.Get("discover-variables." + name); !ok {
 		t.Error("warm-up did not register the short recorded name under its full name")
 	}
