@@ -27,6 +27,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 var env *testenv.Env
@@ -169,7 +170,7 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 		t.Fatal(err)
 	}
 	cc := testenv.ClusterClass(ns, "cc", testenv.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
-		DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + config.Name,
+		DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config.Name),
 	}))
 	if err := env.Client.Create(ctx, cc); err != nil {
 		t.Fatal(err)

@@ -159,8 +159,8 @@ func (f *fixture) clusterClass(i int, settings map[string]string) *clusterv1.Clu
 	return skeleton.ClusterClass(f.classes[i].Namespace, f.classes[i].Name, clusterv1.ClusterClassPatch{
 		Name: "patch-" + name,
 		External: &clusterv1.ExternalPatchDefinition{
-			GeneratePatchesExtension:   sampleextension.GeneratePatchesHandler + "." + name,
-			DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + name,
+			GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, name),
+			DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, name),
 			Settings:                   settings,
 		},
 	})

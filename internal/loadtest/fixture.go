@@ -117,8 +117,8 @@ func (f *fixture) clusterClass(cf classFixture) *clusterv1.ClusterClass {
 		cc.Spec.Patches = append(cc.Spec.Patches, clusterv1.ClusterClassPatch{
 			Name: "patch-" + name,
 			External: &clusterv1.ExternalPatchDefinition{
-				GeneratePatchesExtension:   sampleextension.GeneratePatchesHandler + "." + name,
-				DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + name,
+				GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, name),
+				DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, name),
 				Settings:                   map[string]string{"flavour": "default"},
 			},
 		})

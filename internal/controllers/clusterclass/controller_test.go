@@ -25,6 +25,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 var env *testenv.Env
@@ -105,7 +106,7 @@ func stringVariable(name string, required bool) clusterv1.ClusterClassVariable {
 
 func newClusterClass(namespace, name, extensionConfig string, inline ...clusterv1.ClusterClassVariable) *clusterv1.ClusterClass {
 	cc := testenv.ClusterClass(namespace, name, testenv.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
-		DiscoverVariablesExtension: sampleextension.DiscoverVariablesHandler + "." + extensionConfig,
+		DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, extensionConfig),
 		Settings:                   map[string]string{"flavour": "test"},
 	}))
 	cc.Spec.Variables = inline
@@ -318,7 +319,7 @@ func TestReconcile_TwoHundredClusterClassesSharingAHandlerCostOneCallPerRegistra
 			return done == n, fmt.Sprintf("%d of %d", done, n)
 		})
 	}
-	handler := sampleextension.DiscoverVariablesHandler + "." + config
+	handler := extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config)
 	calls := func(outcome string) float64 {
 		return testutil.ToFloat64(metrics.ExtensionCalls.WithLabelValues("DiscoverVariables", handler, outcome))
 	}

@@ -301,7 +301,7 @@ func TestMapping_NamespaceLabelFlipReconcilesAffectedClusterClassesInThatNamespa
 	elsewhere := env.Namespace(t, map[string]string{"team": "a"})
 	refs := ref{extensionindex.FieldDiscoverVariables, h.handler(sampleextension.DiscoverVariablesHandler)}
 	first, second := classWithRefs(ns, "first", refs), classWithRefs(ns, "second", refs)
-	unaffected := classWithRefs(ns, "unrestricted", ref{extensionindex.FieldDiscoverVariables, sampleextension.DiscoverVariablesHandler + "." + unrestricted})
+	unaffected := classWithRefs(ns, "unrestricted", ref{extensionindex.FieldDiscoverVariables, extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, unrestricted)})
 	otherNamespace := classWithRefs(elsewhere, "first", refs)
 	s := h.settle(createAll(t, first, second, unaffected, otherNamespace)...)
 
@@ -327,7 +327,7 @@ func TestMapping_DeletedExtensionConfigReconcilesItsReferencers(t *testing.T) {
 	otherConfig := createExtensionConfig(t, other, nil)
 	ns := env.Namespace(t, nil)
 	referencer := classWithRefs(ns, "referencer", ref{extensionindex.FieldGeneratePatches, h.handler(sampleextension.GeneratePatchesHandler)})
-	bystander := classWithRefs(ns, "bystander", ref{extensionindex.FieldGeneratePatches, sampleextension.GeneratePatchesHandler + "." + otherConfig})
+	bystander := classWithRefs(ns, "bystander", ref{extensionindex.FieldGeneratePatches, extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, otherConfig)})
 	s := h.settle(createAll(t, referencer, bystander)...)
 
 	if err := env.Client.Delete(context.Background(), &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: h.config}}); err != nil {

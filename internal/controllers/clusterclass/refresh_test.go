@@ -13,6 +13,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // An extension rolled out behind an unchanged registration (same endpoint,
@@ -57,7 +58,7 @@ func TestRefresh_AnExtensionRolloutReachesEveryClusterClassUsingItsAnswer(t *tes
 	}
 	ext.Server.ResetCalls()
 	counted := func() float64 {
-		handler := sampleextension.DiscoverVariablesHandler + "." + config
+		handler := extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config)
 		return testutil.ToFloat64(metrics.ExtensionCalls.WithLabelValues("DiscoverVariables", handler, metrics.CallSuccess))
 	}
 	countedBefore := counted()
