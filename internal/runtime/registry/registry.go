@@ -17,12 +17,12 @@ import (
 
 // Handler is one registered handler of one ExtensionConfig.
 type Handler struct {
-	// Name is the full name ClusterClasses reference: `<handler>.<config>`.
-	Name string
+	// HandlerState is what the index's mappings see: the full name
+	// ClusterClasses reference (`<handler>.<config>`), the config that
+	// registered it, its fingerprint and the config's namespaceSelector.
+	extensionindex.HandlerState
 	// HandlerName is the name the extension discovered.
 	HandlerName string
-	// ExtensionConfig is the name of the config that registered it.
-	ExtensionConfig string
 	// Hook is the hook the handler serves.
 	Hook catalog.GroupVersionHook
 	// TimeoutSeconds and FailurePolicy are as discovered (defaulted).
@@ -32,11 +32,6 @@ type Handler struct {
 	ClientConfig runtimev1.ClientConfig
 	// Settings are the config's spec.settings, the defaults of every call.
 	Settings map[string]string
-	// NamespaceSelector is the config's spec.namespaceSelector (nil admits
-	// every namespace).
-	NamespaceSelector *metav1.LabelSelector
-	// Fingerprint changes exactly when a call's result or behaviour could.
-	Fingerprint string
 }
 
 // HandlersFor builds the registry entries for an ExtensionConfig from the
@@ -51,16 +46,18 @@ func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, []extensionindex.Sk
 			return nil, skipped, fmt.Errorf("handler %s of %s: apiVersion %q: %w", h.FullName, ext.Name, h.RequestHook.APIVersion, err)
 		}
 		handlers = append(handlers, Handler{
-			Name:              h.FullName,
-			HandlerName:       h.HandlerName,
-			ExtensionConfig:   ext.Name,
-			Hook:              catalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook},
-			TimeoutSeconds:    h.TimeoutSeconds,
-			FailurePolicy:     h.FailurePolicy,
-			ClientConfig:      *ext.Spec.ClientConfig.DeepCopy(),
-			Settings:          maps.Clone(ext.Spec.Settings),
-			NamespaceSelector: ext.Spec.NamespaceSelector.DeepCopy(),
-			Fingerprint:       extensionindex.Fingerprint(ext.Spec.ClientConfig, ext.Spec.Settings, h),
+			HandlerState: extensionindex.HandlerState{
+				Name:              h.FullName,
+				ExtensionConfig:   ext.Name,
+				Fingerprint:       extensionindex.Fingerprint(ext.Spec.ClientConfig, ext.Spec.Settings, h),
+				NamespaceSelector: ext.Spec.NamespaceSelector.DeepCopy(),
+			},
+			HandlerName:    h.HandlerName,
+			Hook:           catalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook},
+			TimeoutSeconds: h.TimeoutSeconds,
+			FailurePolicy:  h.FailurePolicy,
+			ClientConfig:   *ext.Spec.ClientConfig.DeepCopy(),
+			Settings:       maps.Clone(ext.Spec.Settings),
 		})
 	}
 	return handlers, skipped, nil
@@ -195,10 +192,7 @@ func (r *Registry) statesOf(extensionConfig string) []extensionindex.HandlerStat
 	names := r.byConfig[extensionConfig]
 	states := make([]extensionindex.HandlerState, 0, len(names))
 	for _, name := range names {
-		h := r.byName[name]
-		states = append(states, extensionindex.HandlerState{
-			Name: h.Name, ExtensionConfig: h.ExtensionConfig, Fingerprint: h.Fingerprint, NamespaceSelector: h.NamespaceSelector,
-		})
+		states = append(states, r.byName[name].HandlerState)
 	}
 	return states
 }
