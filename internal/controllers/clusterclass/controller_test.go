@@ -304,7 +304,10 @@ func TestReconcile_TwoHundredClusterClassesSharingAHandlerCostOneCallPerRegistra
 	// to 20 concurrent workers at once.
 	startManager(t)
 	waitAll := func(want string) {
-		testsync.Eventually(t, eventually, fmt.Sprintf("all %d ClusterClasses publish %s", n, want), func() (bool, string) {
+		// 200 status writes and template patches at the client's 20 QPS,
+		// under -race on a loaded machine: the test counts calls, so give
+		// the writes time.
+		testsync.Eventually(t, 3*eventually, fmt.Sprintf("all %d ClusterClasses publish %s", n, want), func() (bool, string) {
 			list := &clusterv1.ClusterClassList{}
 			if err := env.Client.List(context.Background(), list, client.InNamespace(ns)); err != nil {
 				return false, err.Error()
