@@ -137,10 +137,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, nil
 	}
 	templatesErr := r.reconcileTemplates(ctx, cc)
-	if err := r.reconcileExtensionsResolved(ctx, cc); err != nil {
+	res, err := r.resolve(ctx, cc)
+	if err != nil {
 		return ctrl.Result{}, errors.Join(templatesErr, err)
 	}
-	ready, retry := r.reconcileVariables(ctx, cc)
+	r.admissions.set(client.ObjectKeyFromObject(cc), res.admitted)
+	setExtensionsResolved(cc, res)
+	ready, retry := r.reconcileVariables(ctx, cc, res)
 	// As Cluster API: the generation counts as observed only when every
 	// part of the reconcile succeeded.
 	if ready && templatesErr == nil {
@@ -152,7 +155,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 // reconcileVariables publishes status.variables and sets VariablesReady.
 // It reports whether the variables are ready, and an error when an
 // extension failed and the reconcile is worth retrying.
-func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.ClusterClass) (bool, error) {
+func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.ClusterClass, res *resolution) (bool, error) {
 	sources := []variableSource{{from: clusterv1.VariableDefinitionFromInline, variables: cc.Spec.Variables}}
 	var failures []string
 	var retry error
@@ -165,7 +168,7 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" {
 			continue
 		}
-		vars, err := r.discover(ctx, client.ObjectKeyFromObject(cc), patch)
+		vars, err := r.discover(ctx, client.ObjectKeyFromObject(cc), patch, res)
 		if err != nil {
 			failures = append(failures, fmt.Sprintf("patch %q (%s): %v", patch.Name, patch.External.DiscoverVariablesExtension, err))
 			var callErr *callError
@@ -231,27 +234,12 @@ func (e *callError) Unwrap() error { return e.err }
 // discover returns the variables one patch's DiscoverVariables handler
 // declares, from the cache when the same registration and settings were
 // asked before.
-func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, patch clusterv1.ClusterClassPatch) ([]clusterv1.ClusterClassVariable, error) {
-	namespace := user.Namespace
-	name := patch.External.DiscoverVariablesExtension
-	handler, ok := r.Registry.Get(name)
-	if !ok {
-		config, valid := extensionindex.ExtensionConfigOf(name)
-		if !valid {
-			return nil, errors.New("handler name is not of the form <handler>.<extensionconfig>")
-		}
-		return nil, fmt.Errorf("handler is not registered: ExtensionConfig %q does not exist or has not discovered it", config)
+func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, patch clusterv1.ClusterClassPatch, res *resolution) ([]clusterv1.ClusterClassVariable, error) {
+	key := patchField{patch.Name, extensionindex.FieldDiscoverVariables}
+	if problem, unusable := res.problems[key]; unusable {
+		return nil, fmt.Errorf("%s: no call made", problem)
 	}
-	if handler.Hook.Hook != "DiscoverVariables" {
-		return nil, fmt.Errorf("handler serves %s, not DiscoverVariables", handler.Hook.Hook)
-	}
-	admitted, err := r.admitted(ctx, namespace, handler)
-	if err != nil {
-		return nil, err
-	}
-	if !admitted {
-		return nil, fmt.Errorf("namespace %q is not admitted by the namespaceSelector of ExtensionConfig %q: no call made", namespace, handler.ExtensionConfig)
-	}
+	handler := res.usable[key]
 
 	effective := runtimeclient.MergeSettings(handler.Settings, patch.External.Settings)
 	started := time.Now()

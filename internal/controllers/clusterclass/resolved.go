@@ -9,9 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -32,42 +32,77 @@ var hookOfField = map[string]string{
 	extensionindex.FieldDiscoverVariables: "DiscoverVariables",
 }
 
-// reconcileExtensionsResolved sets ExtensionsResolved, naming each
-// reference that cannot be used and why.
-func (r *Reconciler) reconcileExtensionsResolved(ctx context.Context, cc *clusterv1.ClusterClass) error {
+// resolution is what one reconcile found for every handler reference of a
+// ClusterClass: the registration it may use, or why it may not. The
+// ExtensionsResolved condition and discovery both read it, so a reference
+// fails the same way, in the same words, in both.
+type resolution struct {
+	usable   map[patchField]registry.Handler
+	problems map[patchField]string
+	// messages are the condition's, one per unusable reference, in patch
+	// order: where the reference is, then its problem.
+	messages []string
+	// admitted is, per ExtensionConfig, whether its selector admitted the
+	// namespace: what this reconcile applied.
+	admitted map[string]bool
+}
+
+// patchField names one reference: a patch and one of its external fields.
+type patchField struct{ patch, field string }
+
+// resolve looks up every reference of cc once: registered, serving the
+// hook its field needs, and admitting cc's namespace.
+func (r *Reconciler) resolve(ctx context.Context, cc *clusterv1.ClusterClass) (*resolution, error) {
 	refs, malformed := extensionindex.References(cc)
-	applied := map[string]bool{}
-	var problems []string
+	res := &resolution{usable: map[patchField]registry.Handler{}, problems: map[patchField]string{}, admitted: map[string]bool{}}
 	for _, m := range malformed {
-		problems = append(problems, m.Error())
+		res.problems[patchField{m.Patch, m.Field}] = fmt.Sprintf("%q is not of the form <handler>.<extensionconfig>", m.Value)
+		res.messages = append(res.messages, m.Error())
 	}
 	for _, ref := range refs {
-		where := fmt.Sprintf("patch %q %s %q", ref.Patch, ref.Field, ref.Handler)
-		handler, ok := r.Registry.Get(ref.Handler)
-		if !ok {
-			problems = append(problems, fmt.Sprintf("%s: not registered (ExtensionConfig %q does not exist or has not discovered it)", where, ref.ExtensionConfig))
-			continue
-		}
-		if want := hookOfField[ref.Field]; handler.Hook.Hook != want {
-			problems = append(problems, fmt.Sprintf("%s: serves %s, not %s", where, handler.Hook.Hook, want))
-			continue
-		}
-		admitted, err := r.admitted(ctx, cc.Namespace, handler)
+		key := patchField{ref.Patch, ref.Field}
+		problem, err := r.resolveOne(ctx, cc.Namespace, ref, res)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		applied[ref.ExtensionConfig] = admitted
-		if !admitted {
-			problems = append(problems, fmt.Sprintf("%s: namespace %q is not admitted by the namespaceSelector of ExtensionConfig %q", where, cc.Namespace, ref.ExtensionConfig))
+		if problem != "" {
+			res.problems[key] = problem
+			res.messages = append(res.messages, fmt.Sprintf("patch %q %s %q: %s", ref.Patch, ref.Field, ref.Handler, problem))
 		}
 	}
-	r.admissions.set(client.ObjectKeyFromObject(cc), applied)
-	if len(problems) > 0 {
-		objstatus.SetCondition(cc, ExtensionsResolvedCondition, metav1.ConditionFalse, ExtensionsNotResolvedReason, strings.Join(problems, "; "))
-		return nil
+	return res, nil
+}
+
+// resolveOne resolves one reference into res, returning why it cannot be
+// used, or "" when it can.
+func (r *Reconciler) resolveOne(ctx context.Context, namespace string, ref extensionindex.Reference, res *resolution) (string, error) {
+	handler, ok := r.Registry.Get(ref.Handler)
+	if !ok {
+		return fmt.Sprintf("not registered: ExtensionConfig %q does not exist or has not discovered it", ref.ExtensionConfig), nil
+	}
+	if want := hookOfField[ref.Field]; handler.Hook.Hook != want {
+		return fmt.Sprintf("serves %s, not %s", handler.Hook.Hook, want), nil
+	}
+	admitted, err := r.admitted(ctx, namespace, handler)
+	if err != nil {
+		return "", err
+	}
+	res.admitted[ref.ExtensionConfig] = admitted
+	if !admitted {
+		return fmt.Sprintf("namespace %q is not admitted by the namespaceSelector of ExtensionConfig %q", namespace, ref.ExtensionConfig), nil
+	}
+	res.usable[patchField{ref.Patch, ref.Field}] = handler
+	return "", nil
+}
+
+// setExtensionsResolved sets ExtensionsResolved, naming each reference
+// that cannot be used and why.
+func setExtensionsResolved(cc *clusterv1.ClusterClass, res *resolution) {
+	if len(res.messages) > 0 {
+		objstatus.SetCondition(cc, ExtensionsResolvedCondition, metav1.ConditionFalse, ExtensionsNotResolvedReason, strings.Join(res.messages, "; "))
+		return
 	}
 	objstatus.SetCondition(cc, ExtensionsResolvedCondition, metav1.ConditionTrue, ExtensionsResolvedReason, "")
-	return nil
 }
 
 // admissionLog remembers, per ClusterClass, whether each ExtensionConfig it
