@@ -100,16 +100,50 @@ var (
 	})
 )
 
-var register sync.Once
+// The metrics of observe mode (--read-only), which counts per
+// ExtensionConfig event what Cluster API's scan and the index would
+// reconcile.
+var (
+	// ObservedEvents counts the ExtensionConfig events observed, by type.
+	ObservedEvents = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "runtime_sdk_observed_extensionconfig_events_total",
+		Help: "ExtensionConfig events seen in read-only mode, by type (add, update, delete).",
+	}, []string{"type"})
+	// ObservedReconciles counts the ClusterClass reconciles each mapping
+	// causes: the distinct ClusterClasses an event enqueues.
+	ObservedReconciles = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "runtime_sdk_observed_clusterclass_reconciles_total",
+		Help: "ClusterClass reconciles the observed ExtensionConfig events cause, by mapping: scan (Cluster API) or index.",
+	}, []string{"mapping"})
+	// ObservedScanEnqueues counts what Cluster API's scan adds to its
+	// queue: for an update, the mapping of the old object and of the new
+	// one. The queue folds an item added twice before a worker takes it
+	// into one reconcile, which is what ObservedReconciles counts.
+	ObservedScanEnqueues = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "runtime_sdk_observed_scan_enqueues_total",
+		Help: "ClusterClass requests Cluster API's scan mapping enqueues for the observed ExtensionConfig events (old and new object of each update).",
+	})
+)
 
-// Register adds the metrics to controller-runtime's registry. It is safe to
-// call more than once (tests build several managers in one process).
+var register, registerObserved sync.Once
+
+// Register adds the controllers' metrics to controller-runtime's registry.
+// It is safe to call more than once (tests build several managers in one
+// process).
 func Register() {
 	register.Do(func() {
 		ctrlmetrics.Registry.MustRegister(
 			ExtensionConfigEvents, ClusterClassEnqueued, ExtensionCalls, ExtensionCallDuration,
 			RegisteredHandlers, IndexedReferences, IndexedClusterClasses, VariablesCacheEntries, VariablesRefreshes,
 		)
+	})
+}
+
+// RegisterObserved adds observe mode's metrics, for a manager that runs it.
+// It is safe to call more than once.
+func RegisterObserved() {
+	registerObserved.Do(func() {
+		ctrlmetrics.Registry.MustRegister(ObservedEvents, ObservedReconciles, ObservedScanEnqueues)
 	})
 }
 

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/tools/cache"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scanmapping"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -22,32 +21,6 @@ const (
 	MappingIndex = "index"
 )
 
-var (
-	// Events counts the ExtensionConfig events observed, by type.
-	Events = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "runtime_sdk_observed_extensionconfig_events_total",
-		Help: "ExtensionConfig events seen in read-only mode, by type (add, update, delete).",
-	}, []string{"type"})
-	// Reconciles counts the ClusterClass reconciles each mapping causes:
-	// the distinct ClusterClasses an event enqueues.
-	Reconciles = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "runtime_sdk_observed_clusterclass_reconciles_total",
-		Help: "ClusterClass reconciles the observed ExtensionConfig events cause, by mapping: scan (Cluster API) or index.",
-	}, []string{"mapping"})
-	// ScanEnqueues counts what Cluster API's scan adds to its queue: for an
-	// update, the mapping of the old object and of the new one. The queue
-	// folds an item added twice before a worker takes it into one
-	// reconcile, which is what Reconciles counts.
-	ScanEnqueues = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "runtime_sdk_observed_scan_enqueues_total",
-		Help: "ClusterClass requests Cluster API's scan mapping enqueues for the observed ExtensionConfig events (old and new object of each update).",
-	})
-)
-
-func init() {
-	ctrlmetrics.Registry.MustRegister(Events, Reconciles, ScanEnqueues)
-}
-
 // Observer watches ExtensionConfigs and accounts for both mappings. Cache
 // is the manager's cache, with the extensionindex indexes registered.
 type Observer struct {
@@ -56,6 +29,7 @@ type Observer struct {
 
 // Start registers the event handler; it implements manager.Runnable.
 func (o *Observer) Start(ctx context.Context) error {
+	metrics.RegisterObserved()
 	informer, err := o.Cache.GetInformer(ctx, &runtimev1.ExtensionConfig{})
 	if err != nil {
 		return fmt.Errorf("ExtensionConfig informer: %w", err)
@@ -64,7 +38,7 @@ func (o *Observer) Start(ctx context.Context) error {
 	account := func(kind string, old, new *runtimev1.ExtensionConfig) {
 		// The event is counted last, so a reader that sees it sees its
 		// reconciles too.
-		defer Events.WithLabelValues(kind).Inc()
+		defer metrics.ObservedEvents.WithLabelValues(kind).Inc()
 		// Cluster API maps both objects of an update, each with a scan.
 		enqueued := 0
 		scan := map[reconcile.Request]struct{}{}
@@ -87,9 +61,9 @@ func (o *Observer) Start(ctx context.Context) error {
 			log.Error(err, "index mapping")
 			return
 		}
-		ScanEnqueues.Add(float64(enqueued))
-		Reconciles.WithLabelValues(MappingScan).Add(float64(len(scan)))
-		Reconciles.WithLabelValues(MappingIndex).Add(float64(len(index)))
+		metrics.ObservedScanEnqueues.Add(float64(enqueued))
+		metrics.ObservedReconciles.WithLabelValues(MappingScan).Add(float64(len(scan)))
+		metrics.ObservedReconciles.WithLabelValues(MappingIndex).Add(float64(len(index)))
 		log.V(4).Info("observed", "event", kind, "scan", len(scan), "scanEnqueues", enqueued, "index", len(index))
 	}
 	_, err = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
@@ -25,9 +26,9 @@ func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
 
 func counter(name string, labels ...string) float64 {
 	if name == "events" {
-		return testutil.ToFloat64(observe.Events.WithLabelValues(labels...))
+		return testutil.ToFloat64(metrics.ObservedEvents.WithLabelValues(labels...))
 	}
-	return testutil.ToFloat64(observe.Reconciles.WithLabelValues(labels...))
+	return testutil.ToFloat64(metrics.ObservedReconciles.WithLabelValues(labels...))
 }
 
 func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
@@ -62,7 +63,7 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 		return counter("events", "add") > addsBefore, "no add yet"
 	})
 	scanBefore, indexBefore, updatesBefore := counter("reconciles", observe.MappingScan), counter("reconciles", observe.MappingIndex), counter("events", "update")
-	enqueuesBefore := testutil.ToFloat64(observe.ScanEnqueues)
+	enqueuesBefore := testutil.ToFloat64(metrics.ObservedScanEnqueues)
 
 	// Annotation churn: Cluster API's scan enqueues the 3 referencers twice
 	// (old and new object), which its queue folds into 3 reconciles; the
@@ -77,7 +78,7 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	if got := counter("reconciles", observe.MappingScan) - scanBefore; got != 3 {
 		t.Errorf("scan mapping: %v reconciles for annotation churn, want 3", got)
 	}
-	if got := testutil.ToFloat64(observe.ScanEnqueues) - enqueuesBefore; got != 6 {
+	if got := testutil.ToFloat64(metrics.ObservedScanEnqueues) - enqueuesBefore; got != 6 {
 		t.Errorf("scan mapping: %v enqueues for annotation churn, want 6", got)
 	}
 	if got := counter("reconciles", observe.MappingIndex) - indexBefore; got != 0 {
