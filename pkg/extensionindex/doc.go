@@ -4,8 +4,11 @@
 //
 // It has no dependency on this project's controllers: any controller-runtime
 // manager (Cluster API's own included) can register the indexes with
-// IndexClusterClasses and look up referencing ClusterClasses with
-// ClusterClassesReferencing.
+// IndexClusterClasses and turn events into reconcile requests with a
+// Mapper: RequestsForExtensionConfig for an ExtensionConfig's old and new
+// object, RequestsForChanges for the handler changes Diff computes between
+// two HandlerStates lists, and RequestsForNamespace for a Namespace's label
+// change.
 //
 // ClusterClasses name handlers by their full name `<handler>.<config>` in
 // spec.patches[].external (generatePatchesExtension,
