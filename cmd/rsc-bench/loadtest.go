@@ -18,17 +18,18 @@ import (
 )
 
 type loadtestOptions struct {
-	scenarios     string
-	n             string
-	m, k          int
-	selectorShare float64
-	localDir      string
-	binDir        string
-	out           string
-	quiet         time.Duration
-	timeout       time.Duration
-	merge         string
-	rolloutMaxAge time.Duration
+	scenarios        string
+	clusterClasses   string
+	extensionConfigs int
+	namespaces       int
+	selectorShare    float64
+	localDir         string
+	binDir           string
+	out              string
+	quiet            time.Duration
+	timeout          time.Duration
+	merge            string
+	rolloutMaxAge    time.Duration
 }
 
 // runLoadtest is the `loadtest` subcommand: it starts a fresh local control
@@ -37,10 +38,10 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	o := loadtestOptions{}
 	fs := flag.NewFlagSet(name+" loadtest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.scenarios, "scenarios", "seed,scale", "Scenarios to run: seed (10 ClusterClasses, 2 of 20 ExtensionConfigs each), scale (see --n).")
-	fs.StringVar(&o.n, "n", "1000", "ClusterClasses of the scale scenario; a comma-separated list runs one scale scenario per value (the chart's x axis).")
-	fs.IntVar(&o.m, "m", 50, "ExtensionConfigs of the scale scenario.")
-	fs.IntVar(&o.k, "k", 20, "Namespaces of the scale scenario.")
+	fs.StringVar(&o.scenarios, "scenarios", "seed,scale", "Scenarios to run: seed (10 ClusterClasses, 2 of 20 ExtensionConfigs each), scale (see --clusterclasses).")
+	fs.StringVar(&o.clusterClasses, "clusterclasses", "1000", "ClusterClasses of the scale scenario; a comma-separated list runs one scale scenario per value (the chart's x axis).")
+	fs.IntVar(&o.extensionConfigs, "extensionconfigs", 50, "ExtensionConfigs of the scale scenario.")
+	fs.IntVar(&o.namespaces, "namespaces", 20, "Namespaces of the scale scenario.")
 	fs.Float64Var(&o.selectorShare, "selector-share", 0.2, "Share of ExtensionConfigs with a namespaceSelector.")
 	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "loadtest"), "Data directory of the load test's control plane; wiped at start.")
 	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
@@ -60,12 +61,12 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 		case "seed":
 			scenarios = append(scenarios, loadtest.SeedScenario())
 		case "scale":
-			for _, v := range strings.Split(o.n, ",") {
+			for _, v := range strings.Split(o.clusterClasses, ",") {
 				n, err := strconv.Atoi(strings.TrimSpace(v))
 				if err != nil || n < 1 {
 					return fmt.Errorf("--n: %q is not a positive number", v)
 				}
-				scenarios = append(scenarios, loadtest.ScaleScenario(n, o.m, o.k, o.selectorShare))
+				scenarios = append(scenarios, loadtest.ScaleScenario(n, o.extensionConfigs, o.namespaces, o.selectorShare))
 			}
 		default:
 			return fmt.Errorf("--scenarios: unknown scenario %q", s)
