@@ -22,9 +22,9 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -134,7 +134,7 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 	impersonated.Impersonate.UserName = serviceAccount
 	logs := &testsync.Buffer{}
 	mgrCtx, cancel := context.WithCancel(ctx)
-	mgr, err := manager.New(mgrCtx, &impersonated, manager.Options{
+	mgr, err := setup.New(mgrCtx, &impersonated, setup.Options{
 		MetricsBindAddress:           "0",
 		HealthProbeBindAddress:       "0",
 		LeaderElection:               true,

@@ -21,9 +21,9 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -41,7 +41,7 @@ func main() {
 
 // options are the command line of the binary.
 type options struct {
-	manager    manager.Options
+	manager    setup.Options
 	kubeconfig string
 	local      bool
 	localDir   string
@@ -142,7 +142,7 @@ func serve(ctx context.Context, o *options, stdout io.Writer) error {
 	defer cleanup()
 	restConfig.QPS, restConfig.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
 
-	mgr, err := manager.New(ctx, restConfig, o.manager)
+	mgr, err := setup.New(ctx, restConfig, o.manager)
 	if err != nil {
 		return err
 	}

@@ -19,11 +19,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scanmapping"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 )
 
 // Options configure one run.
@@ -85,7 +85,7 @@ type run struct {
 	opts       Options
 	fixture    *fixture
 	client     client.Client
-	mgr        *manager.Manager
+	mgr        *setup.Manager
 	stopMgr    func()
 	reconciles atomic.Int64
 }
@@ -171,7 +171,7 @@ func (r *run) progress(format string, args ...any) {
 // --variables-cache-max-age (0: answers are never asked again).
 func (r *run) startManager(ctx context.Context, maxAge time.Duration) error {
 	ctx, cancel := context.WithCancel(ctx)
-	mgr, err := manager.New(ctx, r.opts.Config, manager.Options{
+	mgr, err := setup.New(ctx, r.opts.Config, setup.Options{
 		VariablesCacheMaxAge:   maxAge,
 		MetricsBindAddress:     "0",
 		HealthProbeBindAddress: "0",

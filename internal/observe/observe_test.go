@@ -13,9 +13,9 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
@@ -47,7 +47,7 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 
 	addsBefore := counter("events", "add")
 	mgrCtx, cancel := context.WithCancel(ctx)
-	mgr, err := manager.New(mgrCtx, env.Config, manager.Options{
+	mgr, err := setup.New(mgrCtx, env.Config, setup.Options{
 		MetricsBindAddress: "0", HealthProbeBindAddress: "0", ReadOnly: true, SkipControllerNameValidation: true,
 	})
 	if err != nil {

@@ -19,10 +19,10 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -39,13 +39,13 @@ const (
 
 // startManager runs the whole manager (both controllers, shared registry and
 // call cache) as the binary wires it, until the test ends.
-func startManager(t *testing.T) *manager.Manager {
+func startManager(t *testing.T) *setup.Manager {
 	t.Helper()
-	return startManagerWith(t, manager.Options{})
+	return startManagerWith(t, setup.Options{})
 }
 
 // startManagerWith starts the manager with test defaults under opts.
-func startManagerWith(t *testing.T, opts manager.Options) *manager.Manager {
+func startManagerWith(t *testing.T, opts setup.Options) *setup.Manager {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.MetricsBindAddress = "0"
@@ -54,7 +54,7 @@ func startManagerWith(t *testing.T, opts manager.Options) *manager.Manager {
 	if opts.ClusterClassConcurrency == 0 {
 		opts.ClusterClassConcurrency = 20
 	}
-	mgr, err := manager.New(ctx, env.Config, opts)
+	mgr, err := setup.New(ctx, env.Config, opts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -22,9 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -79,7 +79,7 @@ type mappingHarness struct {
 func startMapping(t *testing.T, selector *metav1.LabelSelector) *mappingHarness {
 	t.Helper()
 	rec := &reconciles{counts: map[types.NamespacedName]int{}}
-	startManagerWith(t, manager.Options{RediscoveryInterval: rediscovery, AfterClusterClassReconcile: rec.observe})
+	startManagerWith(t, setup.Options{RediscoveryInterval: rediscovery, AfterClusterClassReconcile: rec.observe})
 	ext := startExtension(t, stringVariable("size", true))
 	h := &mappingHarness{t: t, reconciles: rec, ext: ext, config: createExtensionConfig(t, ext, selector)}
 	h.waitRediscoveries(1)

@@ -9,9 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/manager"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -23,7 +23,7 @@ import (
 // unchanged answer afterwards writes nothing.
 func TestRefresh_AnExtensionRolloutReachesEveryClusterClassUsingItsAnswer(t *testing.T) {
 	const maxAge = 2 * time.Second
-	startManagerWith(t, manager.Options{VariablesCacheMaxAge: maxAge})
+	startManagerWith(t, setup.Options{VariablesCacheMaxAge: maxAge})
 	ext := startExtension(t, stringVariable("region", true))
 	config := createExtensionConfig(t, ext, nil)
 	ns := env.Namespace(t, nil)
