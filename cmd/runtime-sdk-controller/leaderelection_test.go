@@ -12,7 +12,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -66,7 +66,7 @@ func (r *replica) awaitLeadership(t *testing.T, within time.Duration, which stri
 }
 
 // startTestCluster starts a local control plane with our CRDs and the
-// skeleton's template CRDs, stopped when the test ends.
+// minimalclass's template CRDs, stopped when the test ends.
 func startTestCluster(t *testing.T) *localcluster.Cluster {
 	t.Helper()
 	binDir, err := toolbin.Dir()
@@ -77,7 +77,7 @@ func startTestCluster(t *testing.T) *localcluster.Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cluster, err := localcluster.Start(context.Background(), localcluster.Options{Dir: t.TempDir(), BinDir: binDir, CRDs: append(crds, skeleton.TemplateCRDs()...)})
+	cluster, err := localcluster.Start(context.Background(), localcluster.Options{Dir: t.TempDir(), BinDir: binDir, CRDs: append(crds, minimalclass.TemplateCRDs()...)})
 	if err != nil {
 		t.Fatal(err)
 	}

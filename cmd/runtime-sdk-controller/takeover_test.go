@@ -18,10 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -46,7 +46,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 	}
 	const ns = "takeover"
 	objects := []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}}
-	for _, template := range skeleton.Templates(ns) {
+	for _, template := range minimalclass.Templates(ns) {
 		objects = append(objects, template)
 	}
 	servers := map[string]*sampleextension.Running{}
@@ -55,7 +55,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 			sampleextension.DiscoverVariablesHandler: {{Name: "from-" + name, Required: new(bool),
 				Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}}}},
 		}})
-		objects = append(objects, skeleton.ClusterClass(ns, "uses-"+name, clusterv1.ClusterClassPatch{
+		objects = append(objects, minimalclass.ClusterClass(ns, "uses-"+name, clusterv1.ClusterClassPatch{
 			Name: "p", External: &clusterv1.ExternalPatchDefinition{
 				DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, name),
 			},

@@ -13,7 +13,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -58,7 +58,7 @@ func ShutdownContext() (context.Context, context.CancelFunc) {
 }
 
 // StartLocalCluster starts a local control plane with our CRDs and the
-// template CRDs of skeleton's ClusterClasses, from the binaries in
+// template CRDs of minimalclass's ClusterClasses, from the binaries in
 // opts.BinDir, or where toolbin finds them when it is empty.
 func StartLocalCluster(ctx context.Context, opts localcluster.Options) (*localcluster.Cluster, error) {
 	if opts.BinDir == "" {
@@ -71,7 +71,7 @@ func StartLocalCluster(ctx context.Context, opts localcluster.Options) (*localcl
 	if err != nil {
 		return nil, err
 	}
-	opts.CRDs = append(crds, skeleton.TemplateCRDs()...)
+	opts.CRDs = append(crds, minimalclass.TemplateCRDs()...)
 	cluster, err := localcluster.Start(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("local control plane: %w", err)

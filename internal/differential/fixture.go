@@ -14,8 +14,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -50,10 +50,10 @@ const (
 )
 
 // templateKinds are the fixture's template CRDs.
-var templateKinds = []skeleton.TemplateKind{
-	skeleton.InfrastructureCluster,
+var templateKinds = []minimalclass.TemplateKind{
+	minimalclass.InfrastructureCluster,
 	{Group: "infrastructure.cluster.x-k8s.io", Kind: "GenericInfrastructureMachineTemplate", Versions: []string{"v1beta2"}, Contract: "v1beta2"},
-	skeleton.ControlPlane,
+	minimalclass.ControlPlane,
 	{Group: "bootstrap.cluster.x-k8s.io", Kind: "GenericBootstrapConfigTemplate", Versions: []string{"v1beta2"}, Contract: "v1beta2"},
 	// Serves an older version too: a ClusterClass still naming v1beta1 is
 	// not on the latest apiVersion of the contract.
@@ -136,7 +136,7 @@ func jsonValues(raw ...string) []apiextensionsv1.JSON {
 func NewFixture(o Options) *Fixture {
 	f := &Fixture{Settled: map[string]metav1.ConditionStatus{}, RefusedByBaseline: map[string]bool{}}
 	for _, k := range templateKinds {
-		f.CRDs = append(f.CRDs, skeleton.CRD(k))
+		f.CRDs = append(f.CRDs, minimalclass.CRD(k))
 	}
 	f.Namespaces = []*corev1.Namespace{
 		{ObjectMeta: metav1.ObjectMeta{Name: NamespaceA, Labels: map[string]string{"team": "a"}}},
@@ -145,7 +145,7 @@ func NewFixture(o Options) *Fixture {
 	}
 	for _, ns := range f.Namespaces {
 		for _, k := range templateKinds {
-			f.Templates = append(f.Templates, skeleton.Template(ns.Name, k, "default"))
+			f.Templates = append(f.Templates, minimalclass.Template(ns.Name, k, "default"))
 		}
 	}
 

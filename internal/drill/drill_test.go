@@ -19,7 +19,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -67,7 +67,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	crds = append(crds, skeleton.TemplateCRDs()...)
+	crds = append(crds, minimalclass.TemplateCRDs()...)
 	cluster, err = localcluster.Start(context.Background(), localcluster.Options{Dir: filepath.Join(dir, "cluster"), BinDir: binDir, CRDs: crds})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "local control plane: %v\n", err)

@@ -16,8 +16,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -156,7 +156,7 @@ func (e *extension) fill(ext *runtimev1.ExtensionConfig) {
 
 func (f *fixture) clusterClass(i int, settings map[string]string) *clusterv1.ClusterClass {
 	name := f.extensions[f.classConfig[i]].name
-	return skeleton.ClusterClass(f.classes[i].Namespace, f.classes[i].Name, clusterv1.ClusterClassPatch{
+	return minimalclass.ClusterClass(f.classes[i].Namespace, f.classes[i].Name, clusterv1.ClusterClassPatch{
 		Name: "patch-" + name,
 		External: &clusterv1.ExternalPatchDefinition{
 			GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, name),
@@ -203,7 +203,7 @@ func (f *fixture) createClasses(ctx context.Context, c client.Client) error {
 				if f.distinctSettings {
 					settings = map[string]string{"flavour": "cc-" + strconv.Itoa(i)}
 				}
-				if err := skeleton.CreateWithOwnTemplates(ctx, c, f.clusterClass(i, settings)); err != nil {
+				if err := minimalclass.CreateWithOwnTemplates(ctx, c, f.clusterClass(i, settings)); err != nil {
 					once.Do(func() { first = fmt.Errorf("create ClusterClass %s: %w", f.classes[i], err) })
 				}
 			}

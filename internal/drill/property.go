@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 )
 
 // PropertyOptions shape the property drill.
@@ -288,7 +288,7 @@ func (p *propertyWorld) settings(i int) map[string]string {
 
 func (p *propertyWorld) createClasses(ctx context.Context) error {
 	for i := range p.h.fixture.classes {
-		if err := skeleton.CreateWithOwnTemplates(ctx, p.h.client, p.h.fixture.clusterClass(i, p.settings(i))); err != nil {
+		if err := minimalclass.CreateWithOwnTemplates(ctx, p.h.client, p.h.fixture.clusterClass(i, p.settings(i))); err != nil {
 			return fmt.Errorf("create ClusterClass %s: %w", p.h.fixture.classes[i], err)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -111,7 +111,7 @@ func (f *fixture) extensionConfig(i int) *runtimev1.ExtensionConfig {
 }
 
 func (f *fixture) clusterClass(cf classFixture) *clusterv1.ClusterClass {
-	cc := skeleton.ClusterClass(cf.namespace, cf.name)
+	cc := minimalclass.ClusterClass(cf.namespace, cf.name)
 	for _, i := range cf.configs {
 		name := f.configs[i].name
 		cc.Spec.Patches = append(cc.Spec.Patches, clusterv1.ClusterClassPatch{
@@ -146,7 +146,7 @@ func (f *fixture) create(ctx context.Context, c client.Client) error {
 		go func() {
 			defer wg.Done()
 			for cf := range work {
-				if err := skeleton.CreateWithOwnTemplates(ctx, c, f.clusterClass(cf)); err != nil {
+				if err := minimalclass.CreateWithOwnTemplates(ctx, c, f.clusterClass(cf)); err != nil {
 					select {
 					case errs <- fmt.Errorf("create ClusterClass %s/%s: %w", cf.namespace, cf.name, err):
 					default:

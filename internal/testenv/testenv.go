@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -48,9 +48,9 @@ func Start() (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The template kinds skeleton ClusterClasses reference, which the
+	// The template kinds minimalclass ClusterClasses reference, which the
 	// ClusterClass controller reads (ownerReferences, contract versions).
-	crds = append(crds, skeleton.TemplateCRDs()...)
+	crds = append(crds, minimalclass.TemplateCRDs()...)
 	environment := &envtest.Environment{
 		BinaryAssetsDirectory:    binDir,
 		CRDInstallOptions:        envtest.CRDInstallOptions{CRDs: crds},
@@ -109,7 +109,7 @@ func (e *Env) Namespace(t testing.TB, labels map[string]string) string {
 	if err := e.Client.Create(ctx, ns); err != nil {
 		t.Fatalf("create namespace: %v", err)
 	}
-	for _, template := range skeleton.Templates(ns.Name) {
+	for _, template := range minimalclass.Templates(ns.Name) {
 		if err := e.Client.Create(ctx, template); err != nil {
 			t.Fatalf("create %s %s: %v", template.GetKind(), template.GetName(), err)
 		}
@@ -120,7 +120,7 @@ func (e *Env) Namespace(t testing.TB, labels map[string]string) string {
 // ClusterClass returns a minimal valid ClusterClass (template references
 // the apiserver requires) with the given patches, for tests to create.
 func ClusterClass(namespace, name string, patches ...clusterv1.ClusterClassPatch) *clusterv1.ClusterClass {
-	return skeleton.ClusterClass(namespace, name, patches...)
+	return minimalclass.ClusterClass(namespace, name, patches...)
 }
 
 // ExternalPatch is a patch named name calling the given extension handlers.

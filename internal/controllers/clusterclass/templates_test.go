@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/contract"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/skeleton"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
@@ -50,7 +50,7 @@ func TestReconcile_OwnsItsTemplatesOnceEachWithoutLosingOtherOwners(t *testing.T
 	for _, name := range names {
 		waitRefVersions(t, ns, name, metav1.ConditionTrue, clusterv1.ClusterClassRefVersionsUpToDateReason)
 	}
-	for _, template := range skeleton.Templates(ns) {
+	for _, template := range minimalclass.Templates(ns) {
 		got := &unstructured.Unstructured{}
 		got.SetGroupVersionKind(template.GroupVersionKind())
 		testsync.Eventually(t, eventually, template.GetKind()+" owned by every ClusterClass", func() (bool, string) {
@@ -74,8 +74,8 @@ func TestReconcile_OwnsItsTemplatesOnceEachWithoutLosingOtherOwners(t *testing.T
 func TestReconcile_FollowsTheTemplateCRDsContractLabel(t *testing.T) {
 	startManager(t)
 	ctx := context.Background()
-	kind := skeleton.TemplateKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "ContractTestClusterTemplate", Versions: []string{"v1beta1", "v1beta2"}, Contract: "v1beta1"}
-	crd := skeleton.CRD(kind)
+	kind := minimalclass.TemplateKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "ContractTestClusterTemplate", Versions: []string{"v1beta1", "v1beta2"}, Contract: "v1beta1"}
+	crd := minimalclass.CRD(kind)
 	if err := env.Client.Create(ctx, crd); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestReconcile_FollowsTheTemplateCRDsContractLabel(t *testing.T) {
 		return false, "not established"
 	})
 	ns := env.Namespace(t, nil)
-	if err := env.Client.Create(ctx, skeleton.Template(ns, kind, "legacy")); err != nil {
+	if err := env.Client.Create(ctx, minimalclass.Template(ns, kind, "legacy")); err != nil {
 		t.Fatal(err)
 	}
 	cc := testenv.ClusterClass(ns, "cc")
@@ -129,7 +129,7 @@ func TestReconcile_WaitsForAMissingTemplate(t *testing.T) {
 	if got.Status.ObservedGeneration == got.Generation {
 		t.Error("observedGeneration advanced while a template is missing")
 	}
-	if err := env.Client.Create(ctx, skeleton.Template(ns, skeleton.ControlPlane, "later")); err != nil {
+	if err := env.Client.Create(ctx, minimalclass.Template(ns, minimalclass.ControlPlane, "later")); err != nil {
 		t.Fatal(err)
 	}
 	waitRefVersions(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassRefVersionsUpToDateReason)
