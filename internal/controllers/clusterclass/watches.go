@@ -46,17 +46,22 @@ func clusterClassSource(c cache.Cache, sizes *indexSizes) source.Source {
 		},
 		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[*clusterv1.ClusterClass], q queue) {
 			sizes.set(e.ObjectNew)
-			if e.ObjectOld.Generation == e.ObjectNew.Generation &&
-				equality.Semantic.DeepEqual(e.ObjectOld.Annotations, e.ObjectNew.Annotations) {
-				return
+			if worthReconciling(e.ObjectOld, e.ObjectNew) {
+				enqueue(q, metrics.TriggerClusterClass, request(e.ObjectNew))
 			}
-			enqueue(q, metrics.TriggerClusterClass, request(e.ObjectNew))
 		},
 		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[*clusterv1.ClusterClass], q queue) {
 			sizes.remove(e.Object)
 			enqueue(q, metrics.TriggerClusterClass, request(e.Object))
 		},
 	})
+}
+
+// worthReconciling tells whether an update of a ClusterClass can change
+// what its reconcile writes: a new generation (spec) or new annotations
+// (paused). Status writes, ours included, and resyncs change neither.
+func worthReconciling(old, new *clusterv1.ClusterClass) bool {
+	return old.Generation != new.Generation || !equality.Semantic.DeepEqual(old.Annotations, new.Annotations)
 }
 
 // registrySource enqueues the ClusterClasses a registration change can
