@@ -135,12 +135,11 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 	logs := &testsync.Buffer{}
 	mgrCtx, cancel := context.WithCancel(ctx)
 	mgr, err := setup.New(mgrCtx, &impersonated, setup.Options{
-		MetricsBindAddress:           "0",
-		HealthProbeBindAddress:       "0",
-		LeaderElection:               true,
-		LeaderElectionNamespace:      namespace,
-		SkipControllerNameValidation: true,
-		Logger:                       zap.New(zap.WriteTo(logs)),
+		MetricsBindAddress:      "0",
+		HealthProbeBindAddress:  "0",
+		LeaderElection:          true,
+		LeaderElectionNamespace: namespace,
+		Logger:                  zap.New(zap.WriteTo(logs)),
 	})
 	if err != nil {
 		cancel()

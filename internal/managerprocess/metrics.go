@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -77,4 +78,18 @@ func hasLabels(m *dto.Metric, want map[string]string) bool {
 		}
 	}
 	return found == len(want)
+}
+
+// Gather reads the metrics of a registry in this process, such as
+// controller-runtime's, for a manager run in-process.
+func Gather(g prometheus.Gatherer) (Metrics, error) {
+	families, err := g.Gather()
+	if err != nil {
+		return nil, err
+	}
+	m := make(Metrics, len(families))
+	for _, f := range families {
+		m[f.GetName()] = f
+	}
+	return m, nil
 }

@@ -48,7 +48,7 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	addsBefore := counter("events", "add")
 	mgrCtx, cancel := context.WithCancel(ctx)
 	mgr, err := setup.New(mgrCtx, env.Config, setup.Options{
-		MetricsBindAddress: "0", HealthProbeBindAddress: "0", ReadOnly: true, SkipControllerNameValidation: true,
+		MetricsBindAddress: "0", HealthProbeBindAddress: "0", ReadOnly: true,
 	})
 	if err != nil {
 		cancel()

@@ -10,12 +10,12 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
@@ -59,29 +59,16 @@ type Options struct {
 	VariablesCacheMaxEntries int
 	// ClusterClassConcurrency is how many ClusterClasses reconcile at once.
 	ClusterClassConcurrency int
-	// AfterClusterClassReconcile, when set, is called after every
-	// ClusterClass reconcile (tests and the load tool count them).
-	AfterClusterClassReconcile func(reconcile.Request)
 	// ReadOnly runs the observe mode instead of the controllers: nothing is
 	// discovered or written; both mappings are accounted in metrics.
 	ReadOnly bool
 	// Logger, when set, replaces controller-runtime's root logger for this
 	// manager (capped like every logger, see logcap).
 	Logger logr.Logger
-	// SkipControllerNameValidation lets tests run several managers in one
-	// process; controller names are otherwise unique per process.
-	SkipControllerNameValidation bool
-}
-
-// Manager is the assembled manager and the registry its controllers share.
-type Manager struct {
-	ctrl.Manager
-	Registry       *registry.Registry
-	VariablesCache *clusterclass.VariablesCache
 }
 
 // New builds the manager with its endpoints and controllers, not started.
-func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, error) {
+func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, error) {
 	mgrOpts := ctrl.Options{
 		Scheme:                  scheme.New(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
@@ -124,7 +111,7 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 		if err := mgr.Add(&observe.Observer{Cache: mgr.GetCache()}); err != nil {
 			return nil, err
 		}
-		return &Manager{Manager: mgr}, nil
+		return mgr, nil
 	}
 
 	reg := registry.New()
@@ -143,7 +130,11 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 	if err != nil {
 		return nil, err
 	}
-	controllerOptions := controller.Options{SkipNameValidation: &opts.SkipControllerNameValidation}
+	// controller-runtime refuses a second controller of the same name in
+	// one process. Our controllers' names are constants, so the check can
+	// only ever fire on a second manager in the process (tests, the load
+	// tool's restart), where the names are rightly the same.
+	controllerOptions := controller.Options{SkipNameValidation: ptr.To(true)}
 	extensionConfigs := &extensionconfig.Reconciler{
 		Client:              mgr.GetClient(),
 		APIReader:           mgr.GetAPIReader(),
@@ -171,13 +162,11 @@ func New(ctx context.Context, config *rest.Config, opts Options) (*Manager, erro
 		Schemas:   &variableschema.Cache{},
 
 		RefreshInterval: clusterclass.RefreshIntervalFor(opts.VariablesCacheMaxAge),
-
-		AfterReconcile: opts.AfterClusterClassReconcile,
 	}
 	ccOptions := controllerOptions
 	ccOptions.MaxConcurrentReconciles = opts.ClusterClassConcurrency
 	if err := clusterClasses.SetupWithManager(mgr, ccOptions); err != nil {
 		return nil, err
 	}
-	return &Manager{Manager: mgr, Registry: reg, VariablesCache: variablesCache}, nil
+	return mgr, nil
 }

@@ -23,7 +23,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
@@ -61,9 +60,6 @@ type Reconciler struct {
 	// answers in use are checked for reaching the cache's max age (and
 	// asked again); zero refreshes nothing.
 	RefreshInterval time.Duration
-	// AfterReconcile, when set, is called after every reconcile; tests and
-	// the load tool count reconciles per ClusterClass with it.
-	AfterReconcile func(reconcile.Request)
 
 	writes     objstatus.Writes
 	admissions admissionLog
@@ -101,9 +97,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Optio
 
 // Reconcile publishes a ClusterClass's variables.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	if r.AfterReconcile != nil {
-		defer r.AfterReconcile(req)
-	}
 	cc := &clusterv1.ClusterClass{}
 	// This reconcile uses again whatever answers it still needs.
 	r.Cache.Release(req.String())

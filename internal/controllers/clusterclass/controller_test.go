@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
@@ -39,18 +40,17 @@ const (
 
 // startManager runs the whole manager (both controllers, shared registry and
 // call cache) as the binary wires it, until the test ends.
-func startManager(t *testing.T) *setup.Manager {
+func startManager(t *testing.T) ctrl.Manager {
 	t.Helper()
 	return startManagerWith(t, setup.Options{})
 }
 
 // startManagerWith starts the manager with test defaults under opts.
-func startManagerWith(t *testing.T, opts setup.Options) *setup.Manager {
+func startManagerWith(t *testing.T, opts setup.Options) ctrl.Manager {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.MetricsBindAddress = "0"
 	opts.HealthProbeBindAddress = "0"
-	opts.SkipControllerNameValidation = true
 	if opts.ClusterClassConcurrency == 0 {
 		opts.ClusterClassConcurrency = 20
 	}
