@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,15 +57,16 @@ func runDrill(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) error {
-	var drills []string
+	// Every name is checked before anything starts.
+	var names []string
 	for _, d := range strings.Split(o.drills, ",") {
-		switch d = strings.TrimSpace(d); d {
-		case "":
-		case "flap", "restart", "soak", "property":
-			drills = append(drills, d)
-		default:
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		if !slices.Contains(drillNames, d) {
 			return fmt.Errorf("--drills: unknown drill %q", d)
 		}
+		names = append(names, d)
 	}
 	binary, err := filepath.Abs(o.controller)
 	if err != nil {
@@ -91,46 +94,28 @@ func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) er
 	w := io.MultiWriter(stdout, text)
 	fmt.Fprintf(w, "drills run %s on %s\n", time.Now().UTC().Format(time.RFC3339), cluster.Dir())
 
-	reports := map[string]any{}
+	drills := map[string]func() (drill.Report, error){
+		"flap":     func() (drill.Report, error) { return reported(drill.Flap(ctx, env, o.flap)) },
+		"restart":  func() (drill.Report, error) { return reported(drill.Restart(ctx, env, cluster, o.restart)) },
+		"soak":     func() (drill.Report, error) { return reported(drill.Soak(ctx, env, o.soak)) },
+		"property": func() (drill.Report, error) { return reported(drill.Property(ctx, env, o.property)) },
+	}
+	reports := map[string]drill.Report{}
 	var problems []string
-	for _, d := range drills {
-		var (
-			found []string
-			err   error
-		)
-		switch d {
-		case "flap":
-			var r *drill.FlapReport
-			if r, err = drill.Flap(ctx, env, o.flap); r != nil {
-				reports[d], found = r, r.Problems()
-				_ = drill.WriteFlap(w, r)
+	for _, name := range names {
+		report, err := drills[name]()
+		if report != nil {
+			reports[name] = report
+			if werr := report.Write(w); werr != nil {
+				return fmt.Errorf("write the %s report: %w", name, werr)
 			}
-		case "restart":
-			var r *drill.RestartReport
-			if r, err = drill.Restart(ctx, env, cluster, o.restart); r != nil {
-				reports[d], found = r, r.Problems()
-				_ = drill.WriteRestart(w, r)
+			for _, problem := range report.Problems() {
+				fmt.Fprintf(w, "PROBLEM (%s): %s\n", name, problem)
+				problems = append(problems, name+": "+problem)
 			}
-		case "soak":
-			var r *drill.SoakReport
-			if r, err = drill.Soak(ctx, env, o.soak); r != nil {
-				reports[d], found = r, r.Problems()
-				_ = drill.WriteSoak(w, r)
-			}
-		case "property":
-			var r *drill.PropertyReport
-			if r, err = drill.Property(ctx, env, o.property); r != nil {
-				reports[d], found = r, r.Problems()
-				_ = drill.WriteProperty(w, r)
-			}
-		}
-		for _, problem := range found {
-			fmt.Fprintf(w, "PROBLEM (%s): %s\n", d, problem)
-			problems = append(problems, d+": "+problem)
 		}
 		if err != nil {
-			_ = writeDrillJSON(o.out, reports)
-			return fmt.Errorf("%s: %w (controller logs in %s)", d, err, cluster.Dir())
+			return errors.Join(fmt.Errorf("%s: %w (controller logs in %s)", name, err, cluster.Dir()), writeDrillJSON(o.out, reports))
 		}
 	}
 	if err := writeDrillJSON(o.out, reports); err != nil {
@@ -143,7 +128,22 @@ func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) er
 	return nil
 }
 
-func writeDrillJSON(dir string, reports map[string]any) error {
+// drillNames are the drills, in the order --drills lists them by default.
+var drillNames = []string{"flap", "restart", "soak", "property"}
+
+// reported turns a drill's typed report into a Report, keeping a nil
+// report nil (a typed nil pointer would not be).
+func reported[R interface {
+	*T
+	drill.Report
+}, T any](r R, err error) (drill.Report, error) {
+	if r == nil {
+		return nil, err
+	}
+	return r, err
+}
+
+func writeDrillJSON(dir string, reports map[string]drill.Report) error {
 	data, err := json.MarshalIndent(reports, "", "  ")
 	if err != nil {
 		return err

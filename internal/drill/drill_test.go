@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,14 +125,14 @@ func noRace(t *testing.T, drill string) {
 
 // logAndJudge logs a drill's report and fails the test on every problem
 // its verdict names.
-func logAndJudge(t *testing.T, write func(io.Writer) error, problems []string) {
+func logAndJudge(t *testing.T, r Report) {
 	t.Helper()
 	var out bytes.Buffer
-	if err := write(&out); err != nil {
+	if err := r.Write(&out); err != nil {
 		t.Fatal(err)
 	}
 	t.Log(out.String())
-	for _, problem := range problems {
+	for _, problem := range r.Problems() {
 		t.Error(problem)
 	}
 }
@@ -147,7 +146,7 @@ func TestFlap_BacksOffKeepsVariablesAndHeals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logAndJudge(t, func(w io.Writer) error { return WriteFlap(w, r) }, r.Problems())
+	logAndJudge(t, r)
 }
 
 func TestRestart_ControllerRidesOutAnAPIServerOutage(t *testing.T) {
@@ -158,7 +157,7 @@ func TestRestart_ControllerRidesOutAnAPIServerOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logAndJudge(t, func(w io.Writer) error { return WriteRestart(w, r) }, r.Problems())
+	logAndJudge(t, r)
 }
 
 func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
@@ -170,7 +169,7 @@ func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logAndJudge(t, func(w io.Writer) error { return WriteSoak(w, r) }, r.Problems())
+	logAndJudge(t, r)
 	if r.CacheEntriesMax < int64(o.ExtensionConfigs) {
 		t.Errorf("the call cache never held more than %d entries: the soak did not fill it", r.CacheEntriesMax)
 	}
@@ -200,7 +199,7 @@ func TestProperty_EveryStatusEqualsAFreshControllers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logAndJudge(t, func(w io.Writer) error { return WriteProperty(w, r) }, r.Problems())
+	logAndJudge(t, r)
 	if r.Totals.Events < o.Rounds {
 		t.Errorf("%d events in %d rounds", r.Totals.Events, o.Rounds)
 	}

@@ -9,8 +9,22 @@ import (
 	"time"
 )
 
-// WriteFlap prints the flap drill's windows and totals.
-func WriteFlap(w io.Writer, r *FlapReport) error {
+// Report is what every drill returns: the problems its figures show, and
+// an account of them for people.
+type Report interface {
+	Problems() []string
+	Write(w io.Writer) error
+}
+
+var (
+	_ Report = (*FlapReport)(nil)
+	_ Report = (*RestartReport)(nil)
+	_ Report = (*SoakReport)(nil)
+	_ Report = (*PropertyReport)(nil)
+)
+
+// Write prints the flap drill's windows and totals.
+func (r *FlapReport) Write(w io.Writer) error {
 	o := r.Options
 	fmt.Fprintf(w, "\nflap: %d ClusterClasses on %d extensions, %s of faults in %s phases, a registration change every %s\n",
 		o.ClusterClasses, o.ExtensionConfigs, o.Duration, o.Phase, o.ChangeEvery)
@@ -40,8 +54,8 @@ func WriteFlap(w io.Writer, r *FlapReport) error {
 	return nil
 }
 
-// WriteRestart prints the restart drill's figures.
-func WriteRestart(w io.Writer, r *RestartReport) error {
+// Write prints the restart drill's figures.
+func (r *RestartReport) Write(w io.Writer) error {
 	o := r.Options
 	fmt.Fprintf(w, "\nrestart: %d ClusterClasses on %d extensions, kube-apiserver down for %s\n", o.ClusterClasses, o.ExtensionConfigs, o.Outage)
 	fmt.Fprintf(w, "converged when stopped: %d of %d\n", r.ConvergedAtStop, o.ClusterClasses)
@@ -52,8 +66,8 @@ func WriteRestart(w io.Writer, r *RestartReport) error {
 	return nil
 }
 
-// WriteSoak prints the soak's samples and trends.
-func WriteSoak(w io.Writer, r *SoakReport) error {
+// Write prints the soak's samples and trends.
+func (r *SoakReport) Write(w io.Writer) error {
 	o := r.Options
 	fmt.Fprintf(w, "\nsoak: %d ClusterClasses, %d ExtensionConfigs, %d namespaces for %s, a change every %s (set-up %s)\n",
 		o.ClusterClasses, o.ExtensionConfigs, o.Namespaces, o.Duration, o.ChangeEvery, r.Setup.Round(time.Second))
@@ -98,8 +112,8 @@ func losses(l []Loss) string {
 	return " (" + strings.Join(parts, "; ") + ")"
 }
 
-// WriteProperty prints the property drill's rounds against their bounds.
-func WriteProperty(w io.Writer, r *PropertyReport) error {
+// Write prints the property drill's rounds against their bounds.
+func (r *PropertyReport) Write(w io.Writer) error {
 	o := r.Options
 	fmt.Fprintf(w, "\nproperty: seed %d; %d ClusterClasses, %d ExtensionConfigs, %d namespaces; up to %d events a round, %s apart at most; max age %s\n",
 		o.Seed, o.ClusterClasses, o.ExtensionConfigs, o.Namespaces, o.MaxEventsPerRound, o.MaxSpacing, o.CacheMaxAge)
