@@ -100,20 +100,34 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 		return nil, fmt.Errorf("add health check: %w", err)
 	}
 	if opts.ReadOnly {
-		// Nothing to warm up; without a check /readyz would answer 404 and
-		// a Deployment's readiness probe would never pass.
-		if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-			return nil, fmt.Errorf("add readiness check: %w", err)
-		}
-		if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
-			return nil, err
-		}
-		if err := mgr.Add(&observe.Observer{Cache: mgr.GetCache()}); err != nil {
-			return nil, err
-		}
-		return mgr, nil
+		err = addObserver(ctx, mgr)
+	} else {
+		err = addControllers(ctx, mgr, opts)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
 
+// addObserver wires observe mode: the index and the observer that
+// accounts both mappings per ExtensionConfig event, and nothing that
+// discovers or writes.
+func addObserver(ctx context.Context, mgr ctrl.Manager) error {
+	// Nothing to warm up; without a check /readyz would answer 404 and a
+	// Deployment's readiness probe would never pass.
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return fmt.Errorf("add readiness check: %w", err)
+	}
+	if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	return mgr.Add(&observe.Observer{Cache: mgr.GetCache()})
+}
+
+// addControllers wires the ExtensionConfig and ClusterClass controllers
+// around one handler registry, one runtime client and one call cache.
+func addControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	reg := registry.New()
 	// Ready only once warm-up has loaded the recorded handlers: before that
 	// a ClusterClass reconcile would mistake them for missing.
@@ -123,12 +137,12 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 		}
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("add readiness check: %w", err)
+		return fmt.Errorf("add readiness check: %w", err)
 	}
 
 	runtimeClient, err := runtimeclient.New(opts.RuntimeClient)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// controller-runtime refuses a second controller of the same name in
 	// one process. Our controllers' names are constants, so the check can
@@ -143,11 +157,11 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 		RediscoveryInterval: opts.RediscoveryInterval,
 	}
 	if err := extensionConfigs.SetupWithManager(ctx, mgr, controllerOptions); err != nil {
-		return nil, err
+		return err
 	}
 
 	if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
-		return nil, err
+		return err
 	}
 	variablesCache := callcache.New[[]clusterv1.ClusterClassVariable](callcache.Options{
 		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
@@ -165,8 +179,5 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 	}
 	ccOptions := controllerOptions
 	ccOptions.MaxConcurrentReconciles = opts.ClusterClassConcurrency
-	if err := clusterClasses.SetupWithManager(mgr, ccOptions); err != nil {
-		return nil, err
-	}
-	return mgr, nil
+	return clusterClasses.SetupWithManager(mgr, ccOptions)
 }
