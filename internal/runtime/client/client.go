@@ -120,22 +120,38 @@ func (c *Client) Catalog() *catalog.Catalog { return c.catalog }
 func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook catalog.GroupVersionHook, handlerName string,
 	timeout time.Duration, settings map[string]string, request runtime.Object, response runtimehooksv1.ResponseObject,
 ) error {
-	requestGVK, err := c.catalog.Request(hook)
-	if err != nil {
-		return fmt.Errorf("hook %s: %w", hook, err)
-	}
-	responseGVK, err := c.catalog.Response(hook)
-	if err != nil {
-		return fmt.Errorf("hook %s: %w", hook, err)
-	}
-	target, err := URL(config, catalog.GVHToPath(hook, handlerName))
+	target, body, responseGVK, err := c.buildRequest(config, hook, handlerName, settings, request)
 	if err != nil {
 		return err
 	}
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	answer, err := c.roundTrip(ctx, config.CABundle, target, timeout, body)
+	if err != nil {
+		return err
+	}
+	return readAnswer(target, answer, responseGVK, response)
+}
 
+// buildRequest resolves the hook's request and response kinds and the
+// handler's URL, and encodes the request with the registration's settings
+// under its own.
+func (c *Client) buildRequest(config runtimev1.ClientConfig, hook catalog.GroupVersionHook, handlerName string,
+	settings map[string]string, request runtime.Object,
+) (*url.URL, []byte, schema.GroupVersionKind, error) {
+	requestGVK, err := c.catalog.Request(hook)
+	if err != nil {
+		return nil, nil, schema.GroupVersionKind{}, fmt.Errorf("hook %s: %w", hook, err)
+	}
+	responseGVK, err := c.catalog.Response(hook)
+	if err != nil {
+		return nil, nil, schema.GroupVersionKind{}, fmt.Errorf("hook %s: %w", hook, err)
+	}
+	target, err := URL(config, catalog.GVHToPath(hook, handlerName))
+	if err != nil {
+		return nil, nil, schema.GroupVersionKind{}, err
+	}
 	request.GetObjectKind().SetGroupVersionKind(requestGVK)
 	// Discovery's request carries no settings; every other request does.
 	if withSettings, ok := request.(runtimehooksv1.RequestObject); ok {
@@ -143,12 +159,25 @@ func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook c
 	}
 	body, err := json.Marshal(request)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", requestGVK.Kind, err)
+		return nil, nil, schema.GroupVersionKind{}, fmt.Errorf("encode %s: %w", requestGVK.Kind, err)
 	}
+	return target, body, responseGVK, nil
+}
 
-	transport, err := c.transport(config.CABundle)
+// answer is what an extension sent back: its status, where it redirected
+// to (never followed) and a body no longer than the bound.
+type answer struct {
+	status   int
+	location string
+	body     []byte
+}
+
+// roundTrip posts body to target over verified TLS within timeout, and
+// reads the answer's body up to the bound, the timeout covering both.
+func (c *Client) roundTrip(ctx context.Context, caBundle []byte, target *url.URL, timeout time.Duration, body []byte) (answer, error) {
+	transport, err := c.transport(caBundle)
 	if err != nil {
-		return err
+		return answer{}, err
 	}
 	httpClient := &http.Client{
 		Transport: transport,
@@ -160,14 +189,14 @@ func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook c
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.String(), bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("build request: %w", err)
+		return answer{}, fmt.Errorf("build request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 
 	resp, err := httpClient.Do(req)
 	if err != nil {
-		return describeTransportError(ctx, target, timeout, err)
+		return answer{}, describeTransportError(ctx, target, timeout, err)
 	}
 	defer resp.Body.Close()
 
@@ -176,21 +205,27 @@ func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook c
 	// into the timeout here, not in Do. Checked before err: the body cut at
 	// the deadline can also read as a clean, truncated end.
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%s did not answer within %s (timeout)", redact(target), timeout)
+		return answer{}, fmt.Errorf("%s did not answer within %s (timeout)", redact(target), timeout)
 	}
 	if err != nil {
-		return fmt.Errorf("read response from %s: %w", redact(target), err)
+		return answer{}, fmt.Errorf("read response from %s: %w", redact(target), err)
 	}
 	if int64(len(data)) > c.maxResponseBytes {
-		return fmt.Errorf("response from %s is larger than %d bytes: refused", redact(target), c.maxResponseBytes)
+		return answer{}, fmt.Errorf("response from %s is larger than %d bytes: refused", redact(target), c.maxResponseBytes)
 	}
-	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		return fmt.Errorf("%s answered HTTP %d redirecting to %q: redirects are refused", redact(target), resp.StatusCode, resp.Header.Get("Location"))
+	return answer{status: resp.StatusCode, location: resp.Header.Get("Location"), body: data}, nil
+}
+
+// readAnswer accepts only a 200 carrying a response of the hook's kind
+// with status Success, and decodes it into response.
+func readAnswer(target *url.URL, a answer, responseGVK schema.GroupVersionKind, response runtimehooksv1.ResponseObject) error {
+	if a.status >= 300 && a.status < 400 {
+		return fmt.Errorf("%s answered HTTP %d redirecting to %q: redirects are refused", redact(target), a.status, a.location)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered HTTP %d: %s", redact(target), resp.StatusCode, snippet(data))
+	if a.status != http.StatusOK {
+		return fmt.Errorf("%s answered HTTP %d: %s", redact(target), a.status, snippet(a.body))
 	}
-	if err := decodeResponse(data, responseGVK, response); err != nil {
+	if err := decodeResponse(a.body, responseGVK, response); err != nil {
 		return fmt.Errorf("response from %s: %w", redact(target), err)
 	}
 	if response.GetStatus() != runtimehooksv1.ResponseStatusSuccess {
