@@ -22,19 +22,19 @@ func (r *run) rolloutEvents() []event {
 	return []event{{
 		name: "idle for one max age (answers in use asked again)",
 		note: "Cluster API reconciles every ClusterClass at its 10-minute resync",
-		apply: func(context.Context) (int, scanCount, func() (bool, error), error) {
+		apply: func(context.Context) (applied, error) {
 			_, want := r.answersInUse()
 			base := refreshes()
-			return 0, scanCount{}, func() (bool, error) { return refreshes()-base >= float64(want), nil }, nil
+			return applied{seen: func() (bool, error) { return refreshes()-base >= float64(want), nil }}, nil
 		},
 		optimum: r.answersInUse,
 	}, {
 		name: "extension rollout (new DiscoverVariables answer, same registration)",
 		note: "Cluster API has no event for it: its ClusterClasses follow at the next resync",
-		apply: func(context.Context) (int, scanCount, func() (bool, error), error) {
+		apply: func(context.Context) (applied, error) {
 			f.configs[target].extension.Server.SetVariables(sampleextension.DiscoverVariablesHandler,
 				[]clusterv1.ClusterClassVariable{stringVariable("size"), stringVariable("rolledOut")})
-			return 0, scanCount{}, func() (bool, error) { return true, nil }, nil
+			return applied{}, nil
 		},
 		optimum:   func() (int, int) { return r.affectedByRegistration(target) },
 		converged: func(ctx context.Context) (bool, error) { return r.showsVariable(ctx, target, "rolledOut") },

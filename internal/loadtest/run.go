@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -280,10 +277,8 @@ func (r *run) poll(ctx context.Context, what string, check func() (bool, error),
 // event is one change to drive.
 type event struct {
 	name string
-	// apply makes the change and returns how many API writes it took, the
-	// scan's account of those writes, and a check that the controller has
-	// seen the change (beyond going idle).
-	apply func(ctx context.Context) (writes int, scan scanCount, seen func() (bool, error), err error)
+	// apply makes the change.
+	apply func(ctx context.Context) (applied, error)
 	// optimum returns the reconciles and calls the event should cost.
 	optimum func() (reconciles, calls int)
 	// converged, when set, reports whether every affected ClusterClass
@@ -294,6 +289,17 @@ type event struct {
 	// that found an answer unchanged: the max age's own cost, which the
 	// idle row accounts, paid again for every max age a slow event lasts.
 	withoutIdleRefreshes bool
+}
+
+// applied is what making an event's change took.
+type applied struct {
+	// writes are the API writes it took.
+	writes int
+	// scan is Cluster API's scan's account of those writes.
+	scan scanCount
+	// seen, when set, tells that the controller has seen the change
+	// (beyond going idle), such as a Discovery it causes.
+	seen func() (bool, error)
 }
 
 type scanCount struct{ enqueues, reconciles, calls int }
@@ -312,9 +318,13 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	optimumReconciles, optimumCalls := e.optimum()
 
 	started := time.Now()
-	writes, scan, seen, err := e.apply(ctx)
+	change, err := e.apply(ctx)
 	if err != nil {
 		return Row{}, err
+	}
+	seen := change.seen
+	if seen == nil {
+		seen = func() (bool, error) { return true, nil }
 	}
 	var convergence time.Duration
 	if e.converged != nil {
@@ -332,15 +342,15 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	}
 	return Row{
 		Event:             e.name,
-		Events:            writes,
+		Events:            change.writes,
 		Enqueues:          int(r.enqueued() - enqueuedBefore),
 		Reconciles:        int(r.reconciles() - reconcilesBefore),
 		Calls:             calls,
 		OptimumReconciles: optimumReconciles,
 		OptimumCalls:      optimumCalls,
-		ScanEnqueues:      scan.enqueues,
-		ScanReconciles:    scan.reconciles,
-		ScanCalls:         scan.calls,
+		ScanEnqueues:      change.scan.enqueues,
+		ScanReconciles:    change.scan.reconciles,
+		ScanCalls:         change.scan.calls,
 		Convergence:       convergence,
 		Note:              e.note,
 	}, nil
@@ -437,155 +447,6 @@ func (r *run) affectedByRegistration(i int) (reconciles, calls int) {
 		calls = 1
 	}
 	return reconciles, calls
-}
-
-func (r *run) events() []event {
-	f := r.fixture
-	popular := f.mostPopular()
-	timeoutTarget, variablesTarget := popular[0], popular[1]
-	selectorTarget := -1
-	for _, i := range popular {
-		if f.configs[i].selector != nil && len(f.referencers(i)) > 0 {
-			selectorTarget = i
-			break
-		}
-	}
-	var events []event
-	events = append(events, event{
-		name: "resync of every ExtensionConfig",
-		apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
-			var scan scanCount
-			bases := make([]int64, len(f.configs))
-			for i := range f.configs {
-				bases[i] = r.discoveries(i)
-				s, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
-					if e.Annotations == nil {
-						e.Annotations = map[string]string{}
-					}
-					e.Annotations["loadtest/resync"] = strconv.FormatInt(time.Now().UnixNano(), 10)
-				})
-				if err != nil {
-					return 0, scan, nil, err
-				}
-				scan.add(s)
-			}
-			seen := func() (bool, error) {
-				for i := range f.configs {
-					if r.discoveries(i) <= bases[i] {
-						return false, nil
-					}
-				}
-				return true, nil
-			}
-			return len(f.configs), scan, seen, nil
-		},
-		optimum: func() (int, int) { return 0, 0 },
-	})
-	events = append(events, event{
-		name: "status-only write",
-		apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
-			old, err := r.getConfig(ctx, timeoutTarget)
-			if err != nil {
-				return 0, scanCount{}, nil, err
-			}
-			updated := old.DeepCopy()
-			meta.SetStatusCondition(&updated.Status.Conditions, metav1.Condition{
-				Type: "LoadTestAudited", Status: metav1.ConditionTrue, Reason: "Audited", Message: time.Now().String(),
-			})
-			if err := r.client.Status().Update(ctx, updated); err != nil {
-				return 0, scanCount{}, nil, err
-			}
-			scan, err := r.scanUpdate(ctx, old, updated)
-			return 1, scan, func() (bool, error) { return true, nil }, err
-		},
-		optimum: func() (int, int) { return 0, 0 },
-	})
-	events = append(events, event{
-		name: "one handler's timeout changes",
-		apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
-			handlers := sampleextension.DefaultHandlers()
-			for j := range handlers {
-				if handlers[j].Name == sampleextension.DiscoverVariablesHandler {
-					handlers[j].TimeoutSeconds = ptr.To[int32](20)
-				}
-			}
-			f.configs[timeoutTarget].extension.Server.SetHandlers(handlers)
-			seen := r.discoveredAgain(timeoutTarget)
-			scan, err := r.updateConfig(ctx, timeoutTarget, func(e *runtimev1.ExtensionConfig) {
-				// Ask for discovery now rather than at the next interval.
-				if e.Annotations == nil {
-					e.Annotations = map[string]string{}
-				}
-				e.Annotations["loadtest/rediscover"] = "timeout"
-			})
-			return 1, scan, seen, err
-		},
-		optimum: func() (int, int) { return r.affectedByRegistration(timeoutTarget) },
-	})
-	if selectorTarget >= 0 {
-		events = append(events, event{
-			name: "namespaceSelector changes",
-			apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
-				seen := r.discoveredAgain(selectorTarget)
-				scan, err := r.updateConfig(ctx, selectorTarget, func(e *runtimev1.ExtensionConfig) {
-					e.Spec.NamespaceSelector = tierSelector("b")
-				})
-				return 1, scan, seen, err
-			},
-			optimum: func() (int, int) {
-				reconciles, calls := 0, 0
-				newly := false
-				for _, cf := range f.referencers(selectorTarget) {
-					labels := f.namespaces[cf.namespace]
-					before, _ := admitsSelector(f.configs[selectorTarget].selector, labels)
-					after, _ := admitsSelector(tierSelector("b"), labels)
-					if before != after {
-						reconciles++
-					}
-					if after && !before {
-						newly = true
-					}
-				}
-				// An answer is already cached when any namespace was
-				// admitted before: the selector is not part of the call.
-				if newly && !f.anyAdmitted(selectorTarget) {
-					calls = 1
-				}
-				f.configs[selectorTarget].selector = tierSelector("b")
-				return reconciles, calls
-			},
-		})
-	}
-	events = append(events, event{
-		name: "Namespace label flips",
-		note: "Cluster API does not watch Namespaces: its ClusterClasses stay stale",
-		apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
-			name := f.flipNamespace()
-			ns := &corev1.Namespace{}
-			if err := r.client.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
-				return 0, scanCount{}, nil, err
-			}
-			ns.Labels[tierLabel] = f.namespaces[name][tierLabel]
-			err := r.client.Update(ctx, ns)
-			return 1, scanCount{}, func() (bool, error) { return true, nil }, err
-		},
-		optimum: func() (int, int) { return f.namespaceFlipOptimum() },
-	})
-	events = append(events, event{
-		name: "extension answers new variables after a registration change",
-		apply: func(ctx context.Context) (int, scanCount, func() (bool, error), error) {
-			f.configs[variablesTarget].extension.Server.SetVariables(sampleextension.DiscoverVariablesHandler,
-				[]clusterv1.ClusterClassVariable{stringVariable("size"), stringVariable("zone")})
-			seen := r.discoveredAgain(variablesTarget)
-			scan, err := r.updateConfig(ctx, variablesTarget, func(e *runtimev1.ExtensionConfig) {
-				e.Spec.Settings = map[string]string{"revision": "2"}
-			})
-			return 1, scan, seen, err
-		},
-		optimum:   func() (int, int) { return r.affectedByRegistration(variablesTarget) },
-		converged: func(ctx context.Context) (bool, error) { return r.showsVariable(ctx, variablesTarget, "zone") },
-	})
-	return events
 }
 
 // showsVariable reports whether every referencer of config i that can

@@ -1,0 +1,195 @@
+package loadtest
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+)
+
+// events are the changes measured under the controller as it starts: each
+// on the config it matters most for (the most referenced ones).
+func (r *run) events() []event {
+	f := r.fixture
+	popular := f.mostPopular()
+	events := []event{r.resyncEvent(), r.statusWriteEvent(popular[0]), r.timeoutEvent(popular[0])}
+	for _, i := range popular {
+		if f.configs[i].selector != nil && len(f.referencers(i)) > 0 {
+			events = append(events, r.selectorEvent(i))
+			break
+		}
+	}
+	return append(events, r.namespaceFlipEvent(), r.newVariablesEvent(popular[1]))
+}
+
+// resyncEvent touches every ExtensionConfig, as a periodic resync delivers
+// each one again: nothing changes that a ClusterClass can observe.
+func (r *run) resyncEvent() event {
+	f := r.fixture
+	return event{
+		name: "resync of every ExtensionConfig",
+		apply: func(ctx context.Context) (applied, error) {
+			var change applied
+			bases := make([]int64, len(f.configs))
+			for i := range f.configs {
+				bases[i] = r.discoveries(i)
+				s, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
+					setAnnotation(e, "loadtest/resync", strconv.FormatInt(time.Now().UnixNano(), 10))
+				})
+				if err != nil {
+					return change, err
+				}
+				change.scan.add(s)
+				change.writes++
+			}
+			change.seen = func() (bool, error) {
+				for i := range f.configs {
+					if r.discoveries(i) <= bases[i] {
+						return false, nil
+					}
+				}
+				return true, nil
+			}
+			return change, nil
+		},
+		optimum: func() (int, int) { return 0, 0 },
+	}
+}
+
+// statusWriteEvent writes a condition into config i's status only.
+func (r *run) statusWriteEvent(i int) event {
+	return event{
+		name: "status-only write",
+		apply: func(ctx context.Context) (applied, error) {
+			old, err := r.getConfig(ctx, i)
+			if err != nil {
+				return applied{}, err
+			}
+			updated := old.DeepCopy()
+			meta.SetStatusCondition(&updated.Status.Conditions, metav1.Condition{
+				Type: "LoadTestAudited", Status: metav1.ConditionTrue, Reason: "Audited", Message: time.Now().String(),
+			})
+			if err := r.client.Status().Update(ctx, updated); err != nil {
+				return applied{}, err
+			}
+			scan, err := r.scanUpdate(ctx, old, updated)
+			return applied{writes: 1, scan: scan}, err
+		},
+		optimum: func() (int, int) { return 0, 0 },
+	}
+}
+
+// timeoutEvent makes config i's extension advertise a new timeout for its
+// DiscoverVariables handler, and asks for Discovery at once.
+func (r *run) timeoutEvent(i int) event {
+	return event{
+		name: "one handler's timeout changes",
+		apply: func(ctx context.Context) (applied, error) {
+			handlers := sampleextension.DefaultHandlers()
+			for j := range handlers {
+				if handlers[j].Name == sampleextension.DiscoverVariablesHandler {
+					handlers[j].TimeoutSeconds = ptr.To[int32](20)
+				}
+			}
+			r.fixture.configs[i].extension.Server.SetHandlers(handlers)
+			seen := r.discoveredAgain(i)
+			scan, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
+				// Ask for discovery now rather than at the next interval.
+				setAnnotation(e, "loadtest/rediscover", "timeout")
+			})
+			return applied{writes: 1, scan: scan, seen: seen}, err
+		},
+		optimum: func() (int, int) { return r.affectedByRegistration(i) },
+	}
+}
+
+// selectorEvent moves config i's namespaceSelector to tier b.
+func (r *run) selectorEvent(i int) event {
+	f := r.fixture
+	return event{
+		name: "namespaceSelector changes",
+		apply: func(ctx context.Context) (applied, error) {
+			seen := r.discoveredAgain(i)
+			scan, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
+				e.Spec.NamespaceSelector = tierSelector("b")
+			})
+			return applied{writes: 1, scan: scan, seen: seen}, err
+		},
+		optimum: func() (int, int) {
+			reconciles, calls := 0, 0
+			newly := false
+			for _, cf := range f.referencers(i) {
+				labels := f.namespaces[cf.namespace]
+				before, _ := admitsSelector(f.configs[i].selector, labels)
+				after, _ := admitsSelector(tierSelector("b"), labels)
+				if before != after {
+					reconciles++
+				}
+				if after && !before {
+					newly = true
+				}
+			}
+			// An answer is already cached when any namespace was admitted
+			// before: the selector is not part of the call.
+			if newly && !f.anyAdmitted(i) {
+				calls = 1
+			}
+			f.configs[i].selector = tierSelector("b")
+			return reconciles, calls
+		},
+	}
+}
+
+// namespaceFlipEvent switches one namespace's tier label.
+func (r *run) namespaceFlipEvent() event {
+	f := r.fixture
+	return event{
+		name: "Namespace label flips",
+		note: "Cluster API does not watch Namespaces: its ClusterClasses stay stale",
+		apply: func(ctx context.Context) (applied, error) {
+			name := f.flipNamespace()
+			ns := &corev1.Namespace{}
+			if err := r.client.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
+				return applied{}, err
+			}
+			ns.Labels[tierLabel] = f.namespaces[name][tierLabel]
+			return applied{writes: 1}, r.client.Update(ctx, ns)
+		},
+		optimum: func() (int, int) { return f.namespaceFlipOptimum() },
+	}
+}
+
+// newVariablesEvent changes config i's settings, a registration change,
+// while its extension starts answering another variable.
+func (r *run) newVariablesEvent(i int) event {
+	return event{
+		name: "extension answers new variables after a registration change",
+		apply: func(ctx context.Context) (applied, error) {
+			r.fixture.configs[i].extension.Server.SetVariables(sampleextension.DiscoverVariablesHandler,
+				[]clusterv1.ClusterClassVariable{stringVariable("size"), stringVariable("zone")})
+			seen := r.discoveredAgain(i)
+			scan, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
+				e.Spec.Settings = map[string]string{"revision": "2"}
+			})
+			return applied{writes: 1, scan: scan, seen: seen}, err
+		},
+		optimum:   func() (int, int) { return r.affectedByRegistration(i) },
+		converged: func(ctx context.Context) (bool, error) { return r.showsVariable(ctx, i, "zone") },
+	}
+}
+
+func setAnnotation(e *runtimev1.ExtensionConfig, key, value string) {
+	if e.Annotations == nil {
+		e.Annotations = map[string]string{}
+	}
+	e.Annotations[key] = value
+}
