@@ -134,6 +134,34 @@ func Flap(ctx context.Context, env Env, o FlapOptions) (*FlapReport, error) {
 	}
 	serverBefore := h.fixture.serverCalls()
 	flapStart := time.Now()
+	if err := flapFor(ctx, h, o, report, before, serverBefore); err != nil {
+		return report, err
+	}
+	end, err := h.sample(ctx)
+	if err != nil {
+		return report, fmt.Errorf("after the flap: %w", err)
+	}
+	total := windowBetween(before, end, serverBefore, h.fixture.serverCalls())
+	report.Reconciles, report.ReconcileErrors, report.Enqueued = total.Reconciles, total.ReconcileErrors, total.Enqueued
+	report.DiscoverVariablesCalls, report.DiscoveryCalls = total.DiscoverVariablesCalls, total.DiscoveryCalls
+	report.ReconcileBound = backoffBound(o.ClusterClasses, total, time.Since(flapStart))
+
+	if report.Healed, err = healWithNewAnswer(ctx, h, o.Timeout); err != nil {
+		return report, err
+	}
+	report.Observed, report.Losses = h.guard.Observed(), h.guard.Losses()
+	if err := h.exitError(); err != nil {
+		return report, err
+	}
+	env.progress("flap: healed in %s", report.Healed.Round(time.Millisecond))
+	return report, nil
+}
+
+// flapFor cycles the extensions through the fault phases for o.Duration,
+// makes a change every o.ChangeEvery, and records a window of figures
+// every o.Window.
+func flapFor(ctx context.Context, h *harness, o FlapOptions, report *FlapReport, before Sample, serverBefore serverCounts) error {
+	flapStart := time.Now()
 	previous, previousServer := before, serverBefore
 	nextPhase, nextChange, nextWindow := flapStart, flapStart.Add(o.ChangeEvery), flapStart.Add(o.Window)
 	phase := -1
@@ -148,7 +176,7 @@ func Flap(ctx context.Context, env Env, o FlapOptions) (*FlapReport, error) {
 		}
 		if !now.Before(nextChange) {
 			if err := h.flapChange(ctx, report.Changes); err != nil {
-				return nil, err
+				return err
 			}
 			report.Changes++
 			nextChange = nextChange.Add(o.ChangeEvery)
@@ -156,7 +184,7 @@ func Flap(ctx context.Context, env Env, o FlapOptions) (*FlapReport, error) {
 		if !now.Before(nextWindow) {
 			s, err := h.sample(ctx)
 			if err != nil {
-				return report, fmt.Errorf("during the flap: %w", err)
+				return fmt.Errorf("during the flap: %w", err)
 			}
 			server := h.fixture.serverCalls()
 			w := windowBetween(previous, s, previousServer, server)
@@ -167,37 +195,30 @@ func Flap(ctx context.Context, env Env, o FlapOptions) (*FlapReport, error) {
 			nextWindow = nextWindow.Add(o.Window)
 		}
 		if err := pause(ctx, 100*time.Millisecond); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	end, err := h.sample(ctx)
-	if err != nil {
-		return report, fmt.Errorf("after the flap: %w", err)
-	}
-	total := windowBetween(before, end, serverBefore, h.fixture.serverCalls())
-	report.Reconciles, report.ReconcileErrors, report.Enqueued = total.Reconciles, total.ReconcileErrors, total.Enqueued
-	report.DiscoverVariablesCalls, report.DiscoveryCalls = total.DiscoverVariablesCalls, total.DiscoveryCalls
-	report.ReconcileBound = backoffBound(o.ClusterClasses, total, time.Since(flapStart))
+	return nil
+}
 
-	// Heal with a new answer, announced by a registration change, so that
-	// convergence shows every ClusterClass called the healed extension.
+// healWithNewAnswer lifts every fault and has every extension answer
+// variablesV2, announced by a registration change, so that convergence
+// shows every ClusterClass called the healed extension. It returns how
+// long convergence took.
+func healWithNewAnswer(ctx context.Context, h *harness, timeout time.Duration) (time.Duration, error) {
 	for i, e := range h.fixture.extensions {
 		e.server.ResetFaults()
 		e.server.SetVariables(sampleextension.DiscoverVariablesHandler, variablesV2)
 		e.revision++
 		if err := h.fixture.updateConfig(ctx, h.client, i); err != nil {
-			return report, err
+			return 0, err
 		}
 	}
-	if report.Healed, err = h.guard.waitConverged(ctx, o.Timeout, h.expectEverywhere(variablesV2)); err != nil {
-		return report, fmt.Errorf("after healing: %w", err)
+	healed, err := h.guard.waitConverged(ctx, timeout, h.expectEverywhere(variablesV2))
+	if err != nil {
+		return 0, fmt.Errorf("after healing: %w", err)
 	}
-	report.Observed, report.Losses = h.guard.Observed(), h.guard.Losses()
-	if err := h.exitError(); err != nil {
-		return report, err
-	}
-	env.progress("flap: healed in %s", report.Healed.Round(time.Millisecond))
-	return report, nil
+	return healed, nil
 }
 
 // flapChange makes the n-th change of the flap, alternating between the two

@@ -133,35 +133,8 @@ func Soak(ctx context.Context, env Env, o SoakOptions) (*SoakReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	stopSampling := h.sampleEvery(ctx, o.SampleEvery)
-	s := &soakState{h: h, deleted: -1}
-	soakEnd := time.Now().Add(o.Duration)
-	ticker := time.NewTicker(o.ChangeEvery)
-	for time.Now().Before(soakEnd) {
-		select {
-		case <-ctx.Done():
-			stopSampling()
-			return nil, ctx.Err()
-		case <-ticker.C:
-		}
-		kind := soakChanges[s.step%len(soakChanges)]
-		if err := s.change(ctx, kind); err != nil {
-			stopSampling()
-			return report, fmt.Errorf("soak change %d (%s): %w", s.step, kind, err)
-		}
-		report.Changes[kind]++
-		s.step++
-		if err := h.exitError(); err != nil {
-			stopSampling()
-			return report, err
-		}
-	}
-	ticker.Stop()
-	stopSampling()
-	if s.deleted >= 0 {
-		if err := s.recreate(ctx); err != nil {
-			return report, err
-		}
+	if err := soakChangesFor(ctx, h, o, report); err != nil {
+		return report, err
 	}
 	if report.Converged, err = h.guard.waitConverged(ctx, o.Timeout, want); err != nil {
 		return report, fmt.Errorf("after the soak: %w", err)
@@ -171,37 +144,80 @@ func Soak(ctx context.Context, env Env, o SoakOptions) (*SoakReport, error) {
 		return report, err
 	}
 	report.Reconciles, report.Calls = last.Reconciles-first.Reconciles, last.DiscoverVariablesCalls-first.DiscoverVariablesCalls
-
-	// Every handler gone: nothing may stay cached or registered.
-	deleted := time.Now()
-	for _, e := range h.fixture.extensions {
-		if err := client.IgnoreNotFound(h.client.Delete(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: e.name}})); err != nil {
-			return report, err
-		}
-	}
-	if err := h.poll(ctx, o.Timeout, "empty cache and registry", func(s Sample) bool {
-		return s.CacheEntries == 0 && s.RegisteredHandlers == 0
-	}); err != nil {
+	if report.CacheEmptied, err = emptiedAfterDeletingEveryConfig(ctx, h, o.Timeout); err != nil {
 		return report, err
 	}
-	report.CacheEmptied = time.Since(deleted)
-
-	samples := h.allSamples()
-	var soaked []Sample
-	for _, sm := range samples {
-		if sm.At >= first.At {
-			soaked = append(soaked, sm)
-		}
-		report.CacheEntriesMax = max(report.CacheEntriesMax, sm.CacheEntries)
-	}
-	report.Samples = soaked
-	report.RSS = trendOf(soaked, func(s Sample) int64 { return s.RSSBytes })
-	report.Heap = trendOf(soaked, func(s Sample) int64 { return s.HeapBytes })
-	report.Goroutines = trendOf(soaked, func(s Sample) int64 { return int64(s.Goroutines) })
-	report.Observed, report.Losses = h.guard.Observed(), h.guard.Losses()
+	report.summarise(h, first)
 	env.progress("soak: done; RSS %d..%d MiB, goroutines %d..%d, cache at most %d entries",
 		report.RSS.Min>>20, report.RSS.Max>>20, report.Goroutines.Min, report.Goroutines.Max, report.CacheEntriesMax)
 	return report, nil
+}
+
+// soakChangesFor makes a change every o.ChangeEvery for o.Duration,
+// sampling the controller meanwhile, and recreates a config still deleted
+// at the end.
+func soakChangesFor(ctx context.Context, h *harness, o SoakOptions, report *SoakReport) error {
+	stopSampling := h.sampleEvery(ctx, o.SampleEvery)
+	defer stopSampling()
+	s := &soakState{h: h, deleted: -1}
+	soakEnd := time.Now().Add(o.Duration)
+	ticker := time.NewTicker(o.ChangeEvery)
+	defer ticker.Stop()
+	for time.Now().Before(soakEnd) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ticker.C:
+		}
+		kind := soakChanges[s.step%len(soakChanges)]
+		if err := s.change(ctx, kind); err != nil {
+			return fmt.Errorf("soak change %d (%s): %w", s.step, kind, err)
+		}
+		report.Changes[kind]++
+		s.step++
+		if err := h.exitError(); err != nil {
+			return err
+		}
+	}
+	if s.deleted >= 0 {
+		return s.recreate(ctx)
+	}
+	return nil
+}
+
+// emptiedAfterDeletingEveryConfig deletes every ExtensionConfig and
+// returns how long the cache and the registry took to empty: nothing may
+// stay cached or registered once every handler is gone.
+func emptiedAfterDeletingEveryConfig(ctx context.Context, h *harness, timeout time.Duration) (time.Duration, error) {
+	deleted := time.Now()
+	for _, e := range h.fixture.extensions {
+		if err := client.IgnoreNotFound(h.client.Delete(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: e.name}})); err != nil {
+			return 0, err
+		}
+	}
+	if err := h.poll(ctx, timeout, "empty cache and registry", func(s Sample) bool {
+		return s.CacheEntries == 0 && s.RegisteredHandlers == 0
+	}); err != nil {
+		return 0, err
+	}
+	return time.Since(deleted), nil
+}
+
+// summarise fills the trends from the samples taken since first, and what
+// the guard saw.
+func (r *SoakReport) summarise(h *harness, first Sample) {
+	var soaked []Sample
+	for _, sm := range h.allSamples() {
+		if sm.At >= first.At {
+			soaked = append(soaked, sm)
+		}
+		r.CacheEntriesMax = max(r.CacheEntriesMax, sm.CacheEntries)
+	}
+	r.Samples = soaked
+	r.RSS = trendOf(soaked, func(s Sample) int64 { return s.RSSBytes })
+	r.Heap = trendOf(soaked, func(s Sample) int64 { return s.HeapBytes })
+	r.Goroutines = trendOf(soaked, func(s Sample) int64 { return int64(s.Goroutines) })
+	r.Observed, r.Losses = h.guard.Observed(), h.guard.Losses()
 }
 
 // soakState is where the soak's round robin of changes stands.
