@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 )
 
@@ -76,23 +78,8 @@ func Restart(ctx context.Context, env Env, apiserver APIServer, o RestartOptions
 		return nil, err
 	}
 	want := h.expectEverywhere(variablesV1)
-	stopAt := int(float64(o.ClusterClasses) * o.StopAt)
-	deadline := time.Now().Add(o.Timeout)
-	for {
-		converged, _, err := h.guard.convergence(ctx, want)
-		if err != nil {
-			return nil, err
-		}
-		if converged >= stopAt {
-			report.ConvergedAtStop = converged
-			break
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("only %d of %d ClusterClasses converged before the outage", converged, o.ClusterClasses)
-		}
-		if err := pause(ctx, 20*time.Millisecond); err != nil {
-			return nil, err
-		}
+	if report.ConvergedAtStop, err = waitPartlyConverged(ctx, h, want, int(float64(o.ClusterClasses)*o.StopAt), o.Timeout); err != nil {
+		return nil, err
 	}
 	before, err := h.sample(ctx)
 	if err != nil {
@@ -105,15 +92,8 @@ func Restart(ctx context.Context, env Env, apiserver APIServer, o RestartOptions
 		return nil, fmt.Errorf("kill kube-apiserver: %w", err)
 	}
 	env.progress("restart: kube-apiserver killed with %d of %d ClusterClasses converged", report.ConvergedAtStop, o.ClusterClasses)
-	outageEnd := time.Now().Add(o.Outage)
-	for time.Now().Before(outageEnd) {
-		if err := h.exitError(); err != nil {
-			return report, fmt.Errorf("during the outage: %w", err)
-		}
-		report.AliveChecks++
-		if err := pause(ctx, 500*time.Millisecond); err != nil {
-			return nil, err
-		}
+	if report.AliveChecks, err = checkAliveFor(ctx, h, o.Outage); err != nil {
+		return report, err
 	}
 	during, err := h.sample(ctx)
 	if err != nil {
@@ -134,4 +114,41 @@ func Restart(ctx context.Context, env Env, apiserver APIServer, o RestartOptions
 	report.Observed, report.Losses = h.guard.Observed(), h.guard.Losses()
 	env.progress("restart: all converged %s after kube-apiserver was back", report.Recovered.Round(time.Millisecond))
 	return report, nil
+}
+
+// waitPartlyConverged waits until at least stopAt ClusterClasses have
+// converged, and returns how many had.
+func waitPartlyConverged(ctx context.Context, h *harness, want func(types.NamespacedName) ([]string, bool), stopAt int, timeout time.Duration) (int, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		converged, total, err := h.guard.convergence(ctx, want)
+		if err != nil {
+			return 0, err
+		}
+		if converged >= stopAt {
+			return converged, nil
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("only %d of %d ClusterClasses converged before the outage", converged, total)
+		}
+		if err := pause(ctx, 20*time.Millisecond); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// checkAliveFor checks every half second, for the outage, that the
+// controller process has not exited, and returns how many checks passed.
+func checkAliveFor(ctx context.Context, h *harness, outage time.Duration) (int, error) {
+	checks := 0
+	for end := time.Now().Add(outage); time.Now().Before(end); {
+		if err := h.exitError(); err != nil {
+			return checks, fmt.Errorf("during the outage: %w", err)
+		}
+		checks++
+		if err := pause(ctx, 500*time.Millisecond); err != nil {
+			return checks, err
+		}
+	}
+	return checks, nil
 }
