@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,14 +15,14 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/benchfixture"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // tierLabel splits the drill's namespaces in two; configs with a selector
 // admit tier "a" only, so a label flip changes what they admit.
-const tierLabel = "drill.runtime.cluster.x-k8s.io/tier"
+const tierLabel = benchfixture.TierLabel
 
 // extension is one ExtensionConfig and the sample extension behind it.
 type extension struct {
@@ -74,23 +73,14 @@ var variablesV1 = []clusterv1.ClusterClassVariable{stringVariable("size")}
 // variablesV2 adds a variable, so a drill can tell a new answer from an old one.
 var variablesV2 = []clusterv1.ClusterClassVariable{stringVariable("size"), stringVariable("zone")}
 
-func stringVariable(name string) clusterv1.ClusterClassVariable {
-	return clusterv1.ClusterClassVariable{
-		Name:   name,
-		Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}},
-	}
-}
+var stringVariable = benchfixture.StringVariable
 
 func newFixture(o fixtureOptions) (*fixture, error) {
 	f := &fixture{labels: map[string]map[string]string{}, distinctSettings: o.distinctSettings}
 	for i := range o.namespaces {
 		name := fmt.Sprintf("%s-ns-%d", o.prefix, i)
-		tier := "a"
-		if i%2 == 1 {
-			tier = "b"
-		}
 		f.namespaces = append(f.namespaces, name)
-		f.labels[name] = map[string]string{tierLabel: tier}
+		f.labels[name] = map[string]string{tierLabel: benchfixture.Tier(i)}
 	}
 	handlers := sampleextension.DefaultHandlers()
 	for i := range handlers {
@@ -99,7 +89,7 @@ func newFixture(o fixtureOptions) (*fixture, error) {
 	for i := range o.extensionConfigs {
 		e := &extension{name: fmt.Sprintf("%s-ext-%d", o.prefix, i)}
 		if o.selectorEvery > 0 && i%o.selectorEvery == o.selectorEvery-1 {
-			e.selector = &metav1.LabelSelector{MatchLabels: map[string]string{tierLabel: "a"}}
+			e.selector = benchfixture.TierSelector("a")
 		}
 		e.server = sampleextension.New(sampleextension.Options{
 			Handlers:  append([]runtimehooksv1.ExtensionHandler(nil), handlers...),
@@ -155,15 +145,7 @@ func (e *extension) fill(ext *runtimev1.ExtensionConfig) {
 }
 
 func (f *fixture) clusterClass(i int, settings map[string]string) *clusterv1.ClusterClass {
-	name := f.extensions[f.classConfig[i]].name
-	return minimalclass.ClusterClass(f.classes[i].Namespace, f.classes[i].Name, clusterv1.ClusterClassPatch{
-		Name: "patch-" + name,
-		External: &clusterv1.ExternalPatchDefinition{
-			GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, name),
-			DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, name),
-			Settings:                   settings,
-		},
-	})
+	return benchfixture.ClusterClass(f.classes[i].Namespace, f.classes[i].Name, settings, f.extensions[f.classConfig[i]].name)
 }
 
 // defaultSettings are the patch settings every ClusterClass starts with:
@@ -188,33 +170,13 @@ func (f *fixture) createConfigs(ctx context.Context, c client.Client) error {
 
 // createClasses writes the ClusterClasses with a few workers.
 func (f *fixture) createClasses(ctx context.Context, c client.Client) error {
-	work := make(chan int)
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				settings := defaultSettings
-				if f.distinctSettings {
-					settings = map[string]string{"flavour": "cc-" + strconv.Itoa(i)}
-				}
-				if err := minimalclass.CreateWithOwnTemplates(ctx, c, f.clusterClass(i, settings)); err != nil {
-					once.Do(func() { first = fmt.Errorf("create ClusterClass %s: %w", f.classes[i], err) })
-				}
-			}
-		}()
-	}
-	for i := range f.classes {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	return first
+	return benchfixture.CreateClusterClasses(ctx, c, len(f.classes), func(i int) *clusterv1.ClusterClass {
+		settings := defaultSettings
+		if f.distinctSettings {
+			settings = map[string]string{"flavour": "cc-" + strconv.Itoa(i)}
+		}
+		return f.clusterClass(i, settings)
+	})
 }
 
 // admitted reports whether ClusterClass i's config admits its namespace

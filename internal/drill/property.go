@@ -18,8 +18,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/benchfixture"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 )
 
@@ -248,8 +248,8 @@ var flavours = []string{"x", "y"}
 // selectors are the namespaceSelectors a config moves between.
 var selectors = []*metav1.LabelSelector{
 	nil,
-	{MatchLabels: map[string]string{tierLabel: "a"}},
-	{MatchLabels: map[string]string{tierLabel: "b"}},
+	benchfixture.TierSelector("a"),
+	benchfixture.TierSelector("b"),
 }
 
 func newPropertyWorld(h *harness, o PropertyOptions, args []string) (*propertyWorld, error) {
@@ -287,12 +287,9 @@ func (p *propertyWorld) settings(i int) map[string]string {
 }
 
 func (p *propertyWorld) createClasses(ctx context.Context) error {
-	for i := range p.h.fixture.classes {
-		if err := minimalclass.CreateWithOwnTemplates(ctx, p.h.client, p.h.fixture.clusterClass(i, p.settings(i))); err != nil {
-			return fmt.Errorf("create ClusterClass %s: %w", p.h.fixture.classes[i], err)
-		}
-	}
-	return nil
+	return benchfixture.CreateClusterClasses(ctx, p.h.client, len(p.h.fixture.classes), func(i int) *clusterv1.ClusterClass {
+		return p.h.fixture.clusterClass(i, p.settings(i))
+	})
 }
 
 // usable reports whether config k exists and serves DiscoverVariables.
@@ -553,10 +550,7 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) (*scopedOp
 	case eventNamespaceLabel:
 		name := f.namespaces[p.rng.IntN(len(f.namespaces))]
 		before := p.admissions()
-		tier := "a"
-		if f.labels[name][tierLabel] == "a" {
-			tier = "b"
-		}
+		tier := benchfixture.OtherTier(f.labels[name][tierLabel])
 		f.labels[name] = map[string]string{tierLabel: tier}
 		ev.Target = name + " -> " + tier
 		ev.OptimumReconciles, ev.OptimumCalls = p.flipped(before)

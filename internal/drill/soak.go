@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/benchfixture"
 )
 
 // SoakOptions shape the soak.
@@ -243,11 +245,7 @@ func (s *soakState) change(ctx context.Context, kind string) error {
 	case "namespace-labels":
 		name := f.namespaces[n%len(f.namespaces)]
 		labels := maps.Clone(f.labels[name])
-		if labels[tierLabel] == "a" {
-			labels[tierLabel] = "b"
-		} else {
-			labels[tierLabel] = "a"
-		}
+		labels[tierLabel] = benchfixture.OtherTier(labels[tierLabel])
 		f.labels[name] = labels
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+tierLabel+`":"`+labels[tierLabel]+`"}}}`))

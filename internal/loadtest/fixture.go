@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"sort"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,14 +12,14 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/benchfixture"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // tierLabel splits namespaces into tiers "a" and "b"; configs with a
 // selector admit one tier.
-const tierLabel = "loadtest.runtime.cluster.x-k8s.io/tier"
+const tierLabel = benchfixture.TierLabel
 
 type configFixture struct {
 	name      string
@@ -44,11 +43,7 @@ type fixture struct {
 func newFixture(s Scenario, run string) (*fixture, error) {
 	f := &fixture{scenario: s, namespaces: map[string]map[string]string{}}
 	for i := range s.Namespaces {
-		tier := "a"
-		if i%2 == 1 {
-			tier = "b"
-		}
-		f.namespaces[fmt.Sprintf("%s-ns-%d", run, i)] = map[string]string{tierLabel: tier}
+		f.namespaces[fmt.Sprintf("%s-ns-%d", run, i)] = map[string]string{tierLabel: benchfixture.Tier(i)}
 	}
 	withSelector := int(float64(s.ExtensionConfigs) * s.SelectorShare)
 	for i := range s.ExtensionConfigs {
@@ -88,16 +83,10 @@ func (f *fixture) stop() {
 	}
 }
 
-func tierSelector(tier string) *metav1.LabelSelector {
-	return &metav1.LabelSelector{MatchLabels: map[string]string{tierLabel: tier}}
-}
-
-func stringVariable(name string) clusterv1.ClusterClassVariable {
-	return clusterv1.ClusterClassVariable{
-		Name:   name,
-		Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}},
-	}
-}
+var (
+	tierSelector   = benchfixture.TierSelector
+	stringVariable = benchfixture.StringVariable
+)
 
 func (f *fixture) extensionConfig(i int) *runtimev1.ExtensionConfig {
 	c := f.configs[i]
@@ -111,19 +100,11 @@ func (f *fixture) extensionConfig(i int) *runtimev1.ExtensionConfig {
 }
 
 func (f *fixture) clusterClass(cf classFixture) *clusterv1.ClusterClass {
-	cc := minimalclass.ClusterClass(cf.namespace, cf.name)
+	configs := make([]string, 0, len(cf.configs))
 	for _, i := range cf.configs {
-		name := f.configs[i].name
-		cc.Spec.Patches = append(cc.Spec.Patches, clusterv1.ClusterClassPatch{
-			Name: "patch-" + name,
-			External: &clusterv1.ExternalPatchDefinition{
-				GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, name),
-				DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, name),
-				Settings:                   map[string]string{"flavour": "default"},
-			},
-		})
+		configs = append(configs, f.configs[i].name)
 	}
-	return cc
+	return benchfixture.ClusterClass(cf.namespace, cf.name, map[string]string{"flavour": "default"}, configs...)
 }
 
 // create writes every object, ClusterClasses with a few workers.
@@ -138,34 +119,9 @@ func (f *fixture) create(ctx context.Context, c client.Client) error {
 			return fmt.Errorf("create ExtensionConfig %s: %w", f.configs[i].name, err)
 		}
 	}
-	work := make(chan classFixture)
-	errs := make(chan error, 1)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for cf := range work {
-				if err := minimalclass.CreateWithOwnTemplates(ctx, c, f.clusterClass(cf)); err != nil {
-					select {
-					case errs <- fmt.Errorf("create ClusterClass %s/%s: %w", cf.namespace, cf.name, err):
-					default:
-					}
-				}
-			}
-		}()
-	}
-	for _, cf := range f.classes {
-		work <- cf
-	}
-	close(work)
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-		return nil
-	}
+	return benchfixture.CreateClusterClasses(ctx, c, len(f.classes), func(i int) *clusterv1.ClusterClass {
+		return f.clusterClass(f.classes[i])
+	})
 }
 
 // admitted reports whether config i admits namespace ns with labels.
@@ -233,11 +189,7 @@ func (f *fixture) anyAdmitted(i int) bool {
 func (f *fixture) flipNamespace() string {
 	name := f.classes[0].namespace
 	labels := maps.Clone(f.namespaces[name])
-	if labels[tierLabel] == "a" {
-		labels[tierLabel] = "b"
-	} else {
-		labels[tierLabel] = "a"
-	}
+	labels[tierLabel] = benchfixture.OtherTier(labels[tierLabel])
 	f.namespaces[name] = labels
 	return name
 }
@@ -249,11 +201,7 @@ func (f *fixture) namespaceFlipOptimum() (reconciles, calls int) {
 	name := f.classes[0].namespace
 	old := f.namespaces[name]
 	flipped := maps.Clone(old)
-	if flipped[tierLabel] == "a" {
-		flipped[tierLabel] = "b"
-	} else {
-		flipped[tierLabel] = "a"
-	}
+	flipped[tierLabel] = benchfixture.OtherTier(flipped[tierLabel])
 	needCall := map[int]bool{}
 	for _, cf := range f.classes {
 		if cf.namespace != name {

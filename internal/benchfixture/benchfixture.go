@@ -1,0 +1,97 @@
+package benchfixture
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+)
+
+// TierLabel splits namespaces into tiers "a" and "b"; an ExtensionConfig
+// with a selector admits one tier, so relabelling a namespace flips it.
+const TierLabel = "bench.runtime.cluster.x-k8s.io/tier"
+
+// Tier is the tier of the i-th namespace: "a" and "b" in turn.
+func Tier(i int) string {
+	if i%2 == 1 {
+		return "b"
+	}
+	return "a"
+}
+
+// OtherTier is the tier a relabelled namespace moves to.
+func OtherTier(tier string) string {
+	if tier == "a" {
+		return "b"
+	}
+	return "a"
+}
+
+// TierSelector admits the namespaces of one tier.
+func TierSelector(tier string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{TierLabel: tier}}
+}
+
+// StringVariable is a variable of type string, as the sample extensions
+// answer.
+func StringVariable(name string) clusterv1.ClusterClassVariable {
+	return clusterv1.ClusterClassVariable{
+		Name:   name,
+		Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}},
+	}
+}
+
+// ClusterClass is a minimal ClusterClass with one patch per config, each
+// calling that config's GeneratePatches and DiscoverVariables handlers
+// with settings.
+func ClusterClass(namespace, name string, settings map[string]string, configs ...string) *clusterv1.ClusterClass {
+	cc := minimalclass.ClusterClass(namespace, name)
+	for _, config := range configs {
+		cc.Spec.Patches = append(cc.Spec.Patches, clusterv1.ClusterClassPatch{
+			Name: "patch-" + config,
+			External: &clusterv1.ExternalPatchDefinition{
+				GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, config),
+				DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config),
+				Settings:                   settings,
+			},
+		})
+	}
+	return cc
+}
+
+// CreateClusterClasses creates n ClusterClasses, each with its own
+// templates, with a few workers; build returns the i-th. It returns the
+// first error.
+func CreateClusterClasses(ctx context.Context, c client.Client, n int, build func(i int) *clusterv1.ClusterClass) error {
+	work := make(chan int)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				cc := build(i)
+				if err := minimalclass.CreateWithOwnTemplates(ctx, c, cc); err != nil {
+					once.Do(func() { first = fmt.Errorf("create ClusterClass %s/%s: %w", cc.Namespace, cc.Name, err) })
+				}
+			}
+		}()
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return first
+}
