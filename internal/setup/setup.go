@@ -8,11 +8,15 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -79,6 +83,14 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 		// Release the Lease on a clean shutdown so a successor takes over
 		// at once instead of after the lease duration.
 		LeaderElectionReleaseOnCancel: true,
+		Cache: cache.Options{
+			// Nothing reads managedFields; they are often the largest part
+			// of an object.
+			DefaultTransform: cache.TransformStripManagedFields(),
+			ByObject: map[client.Object]cache.ByObject{
+				&corev1.Secret{}: {Transform: keepIdentityOnly},
+			},
+		},
 	}
 	if opts.LeaseDuration > 0 {
 		mgrOpts.LeaseDuration = &opts.LeaseDuration
@@ -180,4 +192,22 @@ func addControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	ccOptions := controllerOptions
 	ccOptions.MaxConcurrentReconciles = opts.ClusterClassConcurrency
 	return clusterClasses.SetupWithManager(mgr, ccOptions)
+}
+
+// keepIdentityOnly strips a cached Secret to its identity. The CA-injection
+// watch needs only its namespace and name (the Secret itself is read
+// uncached when a config names it), and a Secret applied with kubectl
+// carries its data in the last-applied annotation: none of it may stay in
+// memory.
+func keepIdentityOnly(obj any) (any, error) {
+	if o, err := meta.Accessor(obj); err == nil {
+		o.SetAnnotations(nil)
+		o.SetLabels(nil)
+		o.SetManagedFields(nil)
+		o.SetOwnerReferences(nil)
+	}
+	if secret, ok := obj.(*corev1.Secret); ok {
+		secret.Data, secret.StringData = nil, nil
+	}
+	return obj, nil
 }

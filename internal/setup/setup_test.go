@@ -1,0 +1,78 @@
+package setup_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+// The Secret watch (for CA injection) needs a Secret's name only. A Secret
+// applied with kubectl carries its data in the last-applied annotation:
+// none of it may stay in the controller's memory.
+func TestCache_KeepsNoSecretAnnotationsLabelsOrManagedFields(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t, nil)
+	const data = "c2VjcmV0LWtleS1tYXRlcmlhbA=="
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ext-ca",
+			Labels: map[string]string{"team": "a"},
+			Annotations: map[string]string{
+				"kubectl.kubernetes.io/last-applied-configuration": `{"apiVersion":"v1","kind":"Secret","data":{"ca.crt":"` + data + `"}}`,
+			}},
+		Data: map[string][]byte{"ca.crt": []byte("secret-key-material")},
+	}
+	if err := env.Client.Create(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+
+	mgrCtx, cancel := context.WithCancel(ctx)
+	mgr, err := setup.New(mgrCtx, env.Config, setup.Options{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mgrCtx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+
+	cached := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
+	testsync.Eventually(t, 30*time.Second, "the Secret in the controller's cache", func() (bool, string) {
+		err := mgr.GetCache().Get(ctx, client.ObjectKeyFromObject(secret), cached)
+		return err == nil, fmt.Sprint(err)
+	})
+	if len(cached.Annotations) != 0 || len(cached.Labels) != 0 || len(cached.ManagedFields) != 0 {
+		t.Errorf("the cached Secret keeps annotations %v, labels %v and %d managedFields entries; want none",
+			keys(cached.Annotations), cached.Labels, len(cached.ManagedFields))
+	}
+	if text := fmt.Sprintf("%+v", cached); strings.Contains(text, data) || strings.Contains(text, "secret-key-material") {
+		t.Error("the cached Secret holds its data")
+	}
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
