@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -164,12 +166,11 @@ func (c *Client) buildRequest(config runtimev1.ClientConfig, hook catalog.GroupV
 	return target, body, responseGVK, nil
 }
 
-// answer is what an extension sent back: its status, where it redirected
-// to (never followed) and a body no longer than the bound.
+// answer is what an extension sent back: its status and a body no longer
+// than the bound.
 type answer struct {
-	status   int
-	location string
-	body     []byte
+	status int
+	body   []byte
 }
 
 // roundTrip posts body to target over verified TLS within timeout, and
@@ -213,14 +214,16 @@ func (c *Client) roundTrip(ctx context.Context, caBundle []byte, target *url.URL
 	if int64(len(data)) > c.maxResponseBytes {
 		return answer{}, fmt.Errorf("response from %s is larger than %d bytes: refused", redact(target), c.maxResponseBytes)
 	}
-	return answer{status: resp.StatusCode, location: resp.Header.Get("Location"), body: data}, nil
+	return answer{status: resp.StatusCode, body: data}, nil
 }
 
 // readAnswer accepts only a 200 carrying a response of the hook's kind
 // with status Success, and decodes it into response.
 func readAnswer(target *url.URL, a answer, responseGVK schema.GroupVersionKind, response runtimehooksv1.ResponseObject) error {
 	if a.status >= 300 && a.status < 400 {
-		return fmt.Errorf("%s answered HTTP %d redirecting to %q: redirects are refused", redact(target), a.status, a.location)
+		// Where it redirects to is a response header, which never reaches a
+		// condition.
+		return fmt.Errorf("%s answered HTTP %d, a redirect: redirects are refused", redact(target), a.status)
 	}
 	if a.status != http.StatusOK {
 		return fmt.Errorf("%s answered HTTP %d: %s", redact(target), a.status, snippet(a.body))
@@ -229,7 +232,7 @@ func readAnswer(target *url.URL, a answer, responseGVK schema.GroupVersionKind, 
 		return fmt.Errorf("response from %s: %w", redact(target), err)
 	}
 	if response.GetStatus() != runtimehooksv1.ResponseStatusSuccess {
-		msg := response.GetMessage()
+		msg := printable(response.GetMessage())
 		if msg == "" {
 			msg = "no message"
 		}
@@ -408,14 +411,35 @@ func redact(u *url.URL) string {
 // snippet is the start of a body for an error message: enough to recognise
 // an HTML error page or a stack trace, never a flood.
 func snippet(data []byte) string {
-	const max = 200
-	s := strings.ToValidUTF8(strings.TrimSpace(string(data)), "?")
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		s = s[:max] + "..."
-	}
+	s := printable(string(data))
 	if s == "" {
 		return "(empty body)"
 	}
 	return strconv.Quote(s)
+}
+
+// maxSnippetBytes bounds what an extension's words may put into a
+// condition that tenants read.
+const maxSnippetBytes = 200
+
+// printable keeps what an extension said fit for a condition: valid UTF-8
+// with control and invisible format characters (terminal escapes,
+// zero-width spaces) blanked, runs of white space folded, and cut at a
+// rune boundary after maxSnippetBytes.
+func printable(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= maxSnippetBytes {
+		return s
+	}
+	cut := maxSnippetBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }

@@ -155,7 +155,7 @@ func TestCall_FailuresNameTheirCause(t *testing.T) {
 		{name: "wrong kind", config: runtimev1.ClientConfig{URL: urlKind, CABundle: caKind}, want: []string{`kind "GeneratePatchesResponse"`, `expected apiVersion "` + hooksAPIVersion + `" kind "DiscoveryResponse"`}},
 		{name: "wrong apiVersion", config: runtimev1.ClientConfig{URL: urlVersion, CABundle: caVersion}, want: []string{"v1beta9", `expected apiVersion "` + hooksAPIVersion + `"`}},
 		{name: "status Failure", config: runtimev1.ClientConfig{URL: urlFailure, CABundle: caFailure}, want: []string{`status "Failure"`, "not today"}},
-		{name: "redirect", config: runtimev1.ClientConfig{URL: urlRedirect, CABundle: caRedirect}, want: []string{"redirects are refused", "elsewhere.example"}},
+		{name: "redirect", config: runtimev1.ClientConfig{URL: urlRedirect, CABundle: caRedirect}, want: []string{"HTTP 307", "redirects are refused"}},
 		{name: "handler name with a dot", config: runtimev1.ClientConfig{URL: urlDot, CABundle: caDot}, want: []string{`handler "has.dot"`, "must not contain a dot"}},
 		{name: "unknown hook", config: runtimev1.ClientConfig{URL: urlHook, CABundle: caHook}, want: []string{`handler "mystery"`, "unknown hook", "MakeCoffee"}},
 		{name: "timeout out of range", config: runtimev1.ClientConfig{URL: urlTimeout, CABundle: caTimeout}, want: []string{"timeoutSeconds 31 is outside 0..30"}},
@@ -460,8 +460,10 @@ func TestCall_RefusesRedirectsOnTheSameHost(t *testing.T) {
 				http.Redirect(w, r, "/moved"+r.URL.Path, code)
 			})
 			_, err := newClient(t, Options{}).Discover(context.Background(), extensionAt(url, ca))
-			if err == nil || !strings.Contains(err.Error(), "redirects are refused") || !strings.Contains(err.Error(), "/moved/") {
-				t.Fatalf("error = %v, want the redirect to /moved/ refused", err)
+			// The Location header is the extension's, and never reaches a
+			// condition.
+			if err == nil || !strings.Contains(err.Error(), "redirects are refused") || strings.Contains(err.Error(), "/moved/") {
+				t.Fatalf("error = %v, want the redirect refused without its Location", err)
 			}
 			if n := followed.Load(); n != 0 {
 				t.Errorf("the redirect was followed %d times", n)
@@ -553,5 +555,40 @@ func TestClient_DropsTransportsOfCABundlesNoLongerUsed(t *testing.T) {
 	}
 	if n := pooled(); n != 1 {
 		t.Errorf("%d transports, want only the one just taken", n)
+	}
+}
+
+// What an extension says reaches conditions tenants may read: a failure's
+// body or message is cut to a short snippet with no control characters,
+// however large and hostile.
+func TestCall_WhatReachesAConditionIsShortAndPrintable(t *testing.T) {
+	hostile := strings.Repeat("\x1b[31mred\x1b[0m\x00\x07\u200b", 1<<16) // about 1 MiB
+	answers := map[string]http.HandlerFunc{
+		"error body": func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(hostile))
+		},
+		"failure message": func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, map[string]any{"apiVersion": hooksAPIVersion, "kind": "DiscoveryResponse", "status": "Failure", "message": hostile})
+		},
+	}
+	for name, answer := range answers {
+		t.Run(name, func(t *testing.T) {
+			url, ca := tlsServer(t, answer)
+			c := newClient(t, Options{MaxResponseBytes: 4 << 20})
+			_, err := c.Discover(context.Background(), extensionAt(url, ca))
+			if err == nil {
+				t.Fatal("a failing extension gave no error")
+			}
+			msg := err.Error()
+			if len(msg) > 600 {
+				t.Errorf("error is %d bytes long; want a few hundred at most", len(msg))
+			}
+			for _, r := range msg {
+				if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u200b' {
+					t.Fatalf("error holds control character %U: %q", r, msg)
+				}
+			}
+		})
 	}
 }
