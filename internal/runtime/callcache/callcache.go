@@ -344,6 +344,13 @@ func (c *Cache[V]) Refresh(ctx context.Context) map[RefreshOutcome]int {
 		if ctx.Err() != nil {
 			break
 		}
+		// The pass calls one answer at a time. Meanwhile a user may have
+		// asked for a due answer itself (after a sweep dropped it, or a
+		// registration change): one call per answer per max age, so an
+		// answer no longer due, or gone, is not asked again here.
+		if !c.stillDue(d.handler, d.fingerprint, d.settingsKey) {
+			continue
+		}
 		flightKey := d.handler + "\x00" + d.fingerprint + "\x00" + d.settingsKey
 		var users []string
 		outcome := RefreshUnchanged
@@ -372,6 +379,19 @@ func (c *Cache[V]) Refresh(ctx context.Context) map[RefreshOutcome]int {
 		c.notify(users)
 	}
 	return outcomes
+}
+
+// stillDue reports whether the answer for handler and settingsKey under
+// fingerprint is still cached and past its max age.
+func (c *Cache[V]) stillDue(handler, fingerprint, settingsKey string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, ok := c.handlers[handler]
+	if !ok || h.fingerprint != fingerprint {
+		return false
+	}
+	e, ok := h.bySettings[settingsKey]
+	return ok && c.expired(e)
 }
 
 // recentFailure returns the error of key's last call while its backoff
