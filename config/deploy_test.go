@@ -25,6 +25,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -133,21 +134,11 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 	impersonated := *env.Config
 	impersonated.Impersonate.UserName = serviceAccount
 	logs := &testsync.Buffer{}
-	mgrCtx, cancel := context.WithCancel(ctx)
-	mgr, err := setup.New(mgrCtx, &impersonated, setup.Options{
-		MetricsBindAddress:      "0",
-		HealthProbeBindAddress:  "0",
+	setuptest.Start(t, &impersonated, setup.Options{
 		LeaderElection:          true,
 		LeaderElectionNamespace: namespace,
 		Logger:                  zap.New(zap.WriteTo(logs)),
 	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mgrCtx) }()
-	t.Cleanup(func() { cancel(); <-done })
 
 	ext := sampleextensiontest.Start(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
 		sampleextension.DiscoverVariablesHandler: {{Name: "size", Required: ptr.To(true), Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}}}},

@@ -16,6 +16,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
@@ -46,17 +47,7 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	}
 
 	addsBefore := counter("events", "add")
-	mgrCtx, cancel := context.WithCancel(ctx)
-	mgr, err := setup.New(mgrCtx, env.Config, setup.Options{
-		MetricsBindAddress: "0", HealthProbeBindAddress: "0", ReadOnly: true,
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mgrCtx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	setuptest.Start(t, env.Config, setup.Options{ReadOnly: true})
 
 	// The initial add of the config: the scan maps it to its 3 referencers.
 	testsync.Eventually(t, time.Minute, "initial add observed", func() (bool, string) {

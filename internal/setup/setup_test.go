@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
@@ -40,20 +41,7 @@ func TestCache_KeepsNoSecretAnnotationsLabelsOrManagedFields(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	mgrCtx, cancel := context.WithCancel(ctx)
-	mgr, err := setup.New(mgrCtx, env.Config, setup.Options{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mgrCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	mgr := setuptest.Start(t, env.Config, setup.Options{})
 
 	cached := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
 	testsync.Eventually(t, 30*time.Second, "the Secret in the controller's cache", func() (bool, string) {

@@ -24,6 +24,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -48,26 +49,10 @@ func startManager(t *testing.T) ctrl.Manager {
 // startManagerWith starts the manager with test defaults under opts.
 func startManagerWith(t *testing.T, opts setup.Options) ctrl.Manager {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	opts.MetricsBindAddress = "0"
-	opts.HealthProbeBindAddress = "0"
 	if opts.ClusterClassConcurrency == 0 {
 		opts.ClusterClassConcurrency = 20
 	}
-	mgr, err := setup.New(ctx, env.Config, opts)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-	return mgr
+	return setuptest.Start(t, env.Config, opts)
 }
 
 type extension = sampleextension.Running

@@ -1,0 +1,3 @@
+// Package setuptest starts the manager setup builds, as the binary runs
+// it, for the length of one test. Only tests import it.
+package setuptest

@@ -1,0 +1,35 @@
+package setuptest
+
+import (
+	"context"
+	"testing"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+)
+
+// Start builds the manager with opts, with its metrics and probe endpoints
+// off, and runs it until the test ends; a manager that ends with an error
+// fails the test.
+func Start(t testing.TB, config *rest.Config, opts setup.Options) ctrl.Manager {
+	t.Helper()
+	opts.MetricsBindAddress = "0"
+	opts.HealthProbeBindAddress = "0"
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr, err := setup.New(ctx, config, opts)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	return mgr
+}
