@@ -156,6 +156,10 @@ func addControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// Keeps the client certificate current as its files are renewed.
+	if err := mgr.Add(runtimeClient); err != nil {
+		return fmt.Errorf("add runtime client: %w", err)
+	}
 	// controller-runtime refuses a second controller of the same name in
 	// one process. Our controllers' names are constants, so the check can
 	// only ever fire on a second manager in the process (tests, the load

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 )
 
 const (
@@ -48,7 +49,9 @@ const (
 // Options configure a Client.
 type Options struct {
 	// ClientCertFile and ClientKeyFile, when both set, are presented to
-	// extensions that ask for a client certificate.
+	// extensions that ask for a client certificate. They are read again
+	// whenever they change while Start runs, so a renewed certificate is
+	// used without a restart.
 	ClientCertFile, ClientKeyFile string
 	// MaxResponseBytes bounds response bodies; zero means
 	// DefaultMaxResponseBytes.
@@ -60,8 +63,10 @@ type Options struct {
 // Client calls Runtime Extension hooks. It is safe for concurrent use and
 // keeps one connection pool per distinct CA bundle in use.
 type Client struct {
-	catalog          *catalog.Catalog
-	clientCert       *tls.Certificate
+	catalog *catalog.Catalog
+	// clientCert holds the client certificate as last read from its files;
+	// nil without one.
+	clientCert       *certwatcher.CertWatcher
 	maxResponseBytes int64
 	discoveryTimeout time.Duration
 
@@ -78,7 +83,7 @@ type pooledTransport struct {
 }
 
 // New returns a Client. It fails when the client certificate cannot be
-// loaded.
+// loaded; Start keeps it current.
 func New(opts Options) (*Client, error) {
 	cat := catalog.New()
 	if err := runtimehooksv1.AddToCatalog(cat); err != nil {
@@ -97,14 +102,48 @@ func New(opts Options) (*Client, error) {
 	if c.maxResponseBytes <= 0 {
 		c.maxResponseBytes = DefaultMaxResponseBytes
 	}
-	if opts.ClientCertFile != "" || opts.ClientKeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(opts.ClientCertFile, opts.ClientKeyFile)
+	if (opts.ClientCertFile == "") != (opts.ClientKeyFile == "") {
+		return nil, errors.New("a client certificate needs both its certificate file and its key file")
+	}
+	if opts.ClientCertFile != "" {
+		watcher, err := certwatcher.New(opts.ClientCertFile, opts.ClientKeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("load client certificate %s: %w", opts.ClientCertFile, err)
 		}
-		c.clientCert = &cert
+		// Runs once now, on an empty pool, and after every change.
+		watcher.RegisterCallback(func(tls.Certificate) { c.dropTransports() })
+		c.clientCert = watcher
 	}
 	return c, nil
+}
+
+// Start watches the client certificate's files until ctx ends, so that
+// calls present the certificate they hold now. Without a client
+// certificate it only waits for ctx.
+func (c *Client) Start(ctx context.Context) error {
+	if c.clientCert == nil {
+		<-ctx.Done()
+		return nil
+	}
+	return c.clientCert.Start(ctx)
+}
+
+// NeedLeaderElection is false: a standby must present a current
+// certificate the moment it takes over.
+func (c *Client) NeedLeaderElection() bool { return false }
+
+// dropTransports closes every pooled connection that is idle and forgets
+// every transport, so that each later call opens a new connection and
+// presents the certificate read last. A call in flight finishes on its old
+// connection, which no later call can take: it closes after
+// idleConnTimeout like any idle one.
+func (c *Client) dropTransports() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, t := range c.transports {
+		t.CloseIdleConnections()
+		delete(c.transports, key)
+	}
 }
 
 // Catalog returns the hook catalog the client uses.
@@ -328,7 +367,14 @@ func (c *Client) transport(caBundle []byte) (*http.Transport, error) {
 		tlsConfig.RootCAs = pool
 	}
 	if c.clientCert != nil {
-		tlsConfig.Certificates = []tls.Certificate{*c.clientCert}
+		tlsConfig.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			cert, err := c.clientCert.GetCertificate(nil)
+			if cert == nil {
+				// crypto/tls wants a certificate; an empty one sends none.
+				return &tls.Certificate{}, err
+			}
+			return cert, err
+		}
 	}
 	t := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
