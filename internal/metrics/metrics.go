@@ -93,6 +93,13 @@ var (
 		Help: "ClusterClasses that reference at least one Runtime Extension handler.",
 	})
 
+	// VariableSchemasCached is the number of variable schema validation
+	// results kept for the ClusterClasses that hold them.
+	VariableSchemasCached = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "runtime_sdk_variable_schemas_cached",
+		Help: "Variable schema validation results kept, one per distinct variable ClusterClasses hold.",
+	})
+
 	// VariablesCacheEntries is the number of cached DiscoverVariables answers.
 	VariablesCacheEntries = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "runtime_sdk_variables_cache_entries",
@@ -135,6 +142,7 @@ func Register() {
 		ctrlmetrics.Registry.MustRegister(
 			ExtensionConfigEvents, ClusterClassEnqueued, ExtensionCalls, ExtensionCallDuration,
 			RegisteredHandlers, IndexedReferences, IndexedClusterClasses, VariablesCacheEntries, VariablesRefreshes,
+			VariableSchemasCached,
 		)
 	})
 }
@@ -145,6 +153,13 @@ func RegisterObserved() {
 	registerObserved.Do(func() {
 		ctrlmetrics.Registry.MustRegister(ObservedEvents, ObservedReconciles, ObservedScanEnqueues)
 	})
+}
+
+// ForgetHandler deletes the call series of a handler that is no longer
+// registered, or of an ExtensionConfig that is gone (its Discovery calls),
+// so that configs and handlers that come and go leave no series behind.
+func ForgetHandler(handler string) {
+	ExtensionCalls.DeletePartialMatch(prometheus.Labels{"handler": handler})
 }
 
 // ObserveCall records one extension call.

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
@@ -20,7 +22,12 @@ import (
 
 var env *testenv.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) {
+	// The managers log through controller-runtime's root logger; tests
+	// read what they need from the apiserver and metrics instead.
+	ctrl.SetLogger(logr.Discard())
+	os.Exit(testenv.Run(m, &env))
+}
 
 // The Secret watch (for CA injection) needs a Secret's name only. A Secret
 // applied with kubectl carries its data in the last-applied annotation:

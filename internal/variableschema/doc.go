@@ -8,6 +8,7 @@
 //
 // A ClusterClass must never publish a schema Clusters cannot be validated
 // against, so the controller checks every variable before it reaches
-// status.variables. Results are cached per (name, schema): a resync
-// re-validates nothing.
+// status.variables. Results are cached per (name, schema) for as long as
+// a ClusterClass holds the variable, within a bound: a resync re-validates
+// nothing, and deleted or changed variables leave nothing behind.
 package variableschema

@@ -219,15 +219,51 @@ func validateExamples(s *apiextensions.JSONSchemaProps, p *field.Path) field.Err
 	return errs
 }
 
-// Cache remembers results per (name, schema), so unchanged variables are
-// never validated twice.
+// DefaultMaxEntries bounds a Cache whose MaxEntries is zero: far more
+// distinct variables than management clusters publish, at a few hundred
+// bytes each.
+const DefaultMaxEntries = 20_000
+
+// Cache remembers results per (path, name, schema) for as long as some
+// user, a ClusterClass, still has the variable, so unchanged variables are
+// never validated twice and a deleted or changed one is forgotten. It is
+// safe for concurrent use; each user must check through one Check at a
+// time, as a controller reconciles one object at a time.
 type Cache struct {
+	// MaxEntries bounds the results kept; zero means DefaultMaxEntries.
+	// Beyond it, a new result is returned but not kept.
+	MaxEntries int
+
 	mu      sync.Mutex
-	results map[[sha256.Size]byte]field.ErrorList
+	results map[schemaKey]*result
+	// usedBy are the keys each user's last Check committed.
+	usedBy map[string][]schemaKey
 }
 
-// Validate returns the cached result for variable, computing it once.
-func (c *Cache) Validate(variable clusterv1.ClusterClassVariable, fldPath *field.Path) field.ErrorList {
+type schemaKey [sha256.Size]byte
+
+// result is a validation outcome and how many users hold it.
+type result struct {
+	errs  field.ErrorList
+	users int
+}
+
+// Check validates the variables of one user in one pass; Commit makes what
+// it checked the user's, releasing what the user had before.
+type Check struct {
+	cache   *Cache
+	user    string
+	checked map[schemaKey]field.ErrorList
+}
+
+// Check starts a pass of validations for user.
+func (c *Cache) Check(user string) *Check {
+	return &Check{cache: c, user: user, checked: map[schemaKey]field.ErrorList{}}
+}
+
+// Validate returns the result for variable at fldPath, computing it only
+// when no user holds it yet.
+func (k *Check) Validate(variable clusterv1.ClusterClassVariable, fldPath *field.Path) field.ErrorList {
 	data, err := json.Marshal(struct {
 		Path     string
 		Variable clusterv1.ClusterClassVariable
@@ -235,19 +271,77 @@ func (c *Cache) Validate(variable clusterv1.ClusterClassVariable, fldPath *field
 	if err != nil {
 		return Validate(variable, fldPath)
 	}
-	key := sha256.Sum256(data)
-	c.mu.Lock()
-	if errs, ok := c.results[key]; ok {
-		c.mu.Unlock()
+	key := schemaKey(sha256.Sum256(data))
+	if errs, ok := k.checked[key]; ok {
 		return errs
 	}
-	c.mu.Unlock()
-	errs := Validate(variable, fldPath)
+	k.cache.mu.Lock()
+	cached, ok := k.cache.results[key]
+	k.cache.mu.Unlock()
+	var errs field.ErrorList
+	if ok {
+		errs = cached.errs
+	} else {
+		errs = Validate(variable, fldPath)
+	}
+	k.checked[key] = errs
+	return errs
+}
+
+// Commit makes the results of this pass the user's: they stay cached, and
+// those the user held before and no one holds now are dropped.
+func (k *Check) Commit() {
+	c := k.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.results == nil {
-		c.results = map[[sha256.Size]byte]field.ErrorList{}
+		c.results = map[schemaKey]*result{}
+		c.usedBy = map[string][]schemaKey{}
 	}
-	c.results[key] = errs
-	return errs
+	maxEntries := c.MaxEntries
+	if maxEntries <= 0 {
+		maxEntries = DefaultMaxEntries
+	}
+	held := make([]schemaKey, 0, len(k.checked))
+	for key, errs := range k.checked {
+		r, ok := c.results[key]
+		if !ok {
+			if len(c.results) >= maxEntries {
+				continue
+			}
+			r = &result{errs: errs}
+			c.results[key] = r
+		}
+		r.users++
+		held = append(held, key)
+	}
+	c.releaseLocked(k.user)
+	if len(held) > 0 {
+		c.usedBy[k.user] = held
+	}
+}
+
+// Release drops what user holds, for a user that is gone.
+func (c *Cache) Release(user string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.releaseLocked(user)
+}
+
+func (c *Cache) releaseLocked(user string) {
+	for _, key := range c.usedBy[user] {
+		if r := c.results[key]; r != nil {
+			if r.users--; r.users <= 0 {
+				delete(c.results, key)
+			}
+		}
+	}
+	delete(c.usedBy, user)
+}
+
+// Len is the number of results kept.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.results)
 }

@@ -1,6 +1,8 @@
 package variableschema
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -98,18 +100,87 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestCache_ValidatesEachSchemaOnce(t *testing.T) {
+func TestCache_ValidatesEachSchemaOnceWhileAUserHoldsIt(t *testing.T) {
 	c := &Cache{}
 	v := variable("code", clusterv1.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](2), Example: raw(`"toolong"`)})
 	p := field.NewPath("x")
-	first := c.Validate(v, p)
-	second := c.Validate(v, p)
-	if len(first) == 0 || len(first) != len(second) || len(c.results) != 1 {
-		t.Fatalf("first %v, second %v, cached %d", first, second, len(c.results))
+	check := c.Check("a")
+	first := check.Validate(v, p)
+	check.Commit()
+	if len(first) == 0 || c.Len() != 1 {
+		t.Fatalf("first pass: %v, cached %d", first, c.Len())
+	}
+	// The result is found without validating: a result that is not the
+	// validator's shows it came from the cache.
+	for key := range c.results {
+		c.results[key].errs = field.ErrorList{field.InternalError(p, errors.New("from the cache"))}
+	}
+	check = c.Check("a")
+	if second := check.Validate(v, p); len(second) != 1 || second[0].Type != field.ErrorTypeInternal {
+		t.Errorf("second pass validated again: %v", second)
 	}
 	v.Schema.OpenAPIV3Schema.MaxLength = ptr.To[int64](10)
-	if errs := c.Validate(v, p); len(errs) != 0 || len(c.results) != 2 {
-		t.Errorf("a changed schema was not validated anew: %v, cached %d", errs, len(c.results))
+	if errs := check.Validate(v, p); len(errs) != 0 {
+		t.Errorf("a changed schema was not validated anew: %v", errs)
+	}
+	check.Commit()
+	if c.Len() != 2 {
+		t.Errorf("cached %d after a pass that checked two schemas, want 2", c.Len())
+	}
+}
+
+func TestCache_ForgetsWhatNoUserHolds(t *testing.T) {
+	c := &Cache{}
+	p := field.NewPath("x")
+	shared := variable("shared", clusterv1.JSONSchemaProps{Type: "string"})
+	onlyA := variable("only-a", clusterv1.JSONSchemaProps{Type: "integer"})
+	pass := func(user string, vars ...clusterv1.ClusterClassVariable) {
+		check := c.Check(user)
+		for _, v := range vars {
+			check.Validate(v, p)
+		}
+		check.Commit()
+	}
+	pass("a", shared, onlyA)
+	pass("b", shared)
+	if c.Len() != 2 {
+		t.Fatalf("cached %d, want 2", c.Len())
+	}
+	pass("a", shared) // a no longer has only-a
+	if c.Len() != 1 {
+		t.Errorf("cached %d after a dropped its own variable, want 1", c.Len())
+	}
+	c.Release("a")
+	if c.Len() != 1 {
+		t.Errorf("cached %d after a went, want the variable b still holds", c.Len())
+	}
+	c.Release("b")
+	if c.Len() != 0 || len(c.usedBy) != 0 {
+		t.Errorf("cached %d for %d users after every user went, want nothing", c.Len(), len(c.usedBy))
+	}
+	// A pass never committed leaves nothing behind.
+	c.Check("c").Validate(shared, p)
+	if c.Len() != 0 {
+		t.Errorf("cached %d from an uncommitted pass", c.Len())
+	}
+}
+
+func TestCache_KeepsNoMoreThanMaxEntries(t *testing.T) {
+	c := &Cache{MaxEntries: 3}
+	check := c.Check("a")
+	for i := range 5 {
+		v := variable(fmt.Sprintf("v%d", i), clusterv1.JSONSchemaProps{Type: "object", XValidations: []clusterv1.ValidationRule{{Rule: "bad("}}})
+		if errs := check.Validate(v, field.NewPath("x")); len(errs) == 0 {
+			t.Fatalf("v%d: an invalid rule passed", i)
+		}
+	}
+	check.Commit()
+	if c.Len() != 3 {
+		t.Errorf("cached %d, want the bound 3", c.Len())
+	}
+	c.Release("a")
+	if c.Len() != 0 {
+		t.Errorf("cached %d after the only user went", c.Len())
 	}
 }
 
@@ -144,11 +215,16 @@ func BenchmarkValidate(b *testing.B) {
 	})
 	b.Run("cached", func(b *testing.B) {
 		c := &Cache{}
+		warm := c.Check("cc")
+		warm.Validate(v, p)
+		warm.Commit()
 		b.ReportAllocs()
 		for b.Loop() {
-			if errs := c.Validate(v, p); len(errs) != 0 {
+			check := c.Check("cc")
+			if errs := check.Validate(v, p); len(errs) != 0 {
 				b.Fatal(errs)
 			}
+			check.Commit()
 		}
 	})
 }

@@ -54,7 +54,7 @@ type Reconciler struct {
 	Caller HookCaller
 	// Cache collapses identical calls.
 	Cache *VariablesCache
-	// Schemas validates variable schemas, once per distinct schema.
+	// Schemas validates variable schemas, once per distinct schema in use.
 	Schemas *variableschema.Cache
 	// RefreshInterval, when positive, is how often DiscoverVariables
 	// answers in use are checked for reaching the cache's max age (and
@@ -104,6 +104,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if apierrors.IsNotFound(err) {
 			r.writes.Forget(req.NamespacedName)
 			r.admissions.forget(req.NamespacedName)
+			r.Schemas.Release(req.String())
+			metrics.VariableSchemasCached.Set(float64(r.Schemas.Len()))
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -152,8 +154,15 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 	sources := []variableSource{{from: clusterv1.VariableDefinitionFromInline, variables: cc.Spec.Variables}}
 	var failures []string
 	var retry error
+	// What this pass checks becomes what the ClusterClass holds in the
+	// schema cache; what it no longer has is forgotten.
+	schemas := r.Schemas.Check(client.ObjectKeyFromObject(cc).String())
+	defer func() {
+		schemas.Commit()
+		metrics.VariableSchemasCached.Set(float64(r.Schemas.Len()))
+	}()
 	for i, v := range cc.Spec.Variables {
-		if errs := r.Schemas.Validate(v, field.NewPath("spec", "variables").Index(i)); len(errs) > 0 {
+		if errs := schemas.Validate(v, field.NewPath("spec", "variables").Index(i)); len(errs) > 0 {
 			failures = append(failures, fmt.Sprintf("inline variable %q is invalid: %v", v.Name, errs.ToAggregate()))
 		}
 	}
@@ -173,7 +182,7 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 		// An extension's schemas are checked like inline ones: a schema
 		// Clusters cannot be validated against must never be published.
 		for _, v := range vars {
-			if errs := r.Schemas.Validate(v, field.NewPath("variables").Key(v.Name)); len(errs) > 0 {
+			if errs := schemas.Validate(v, field.NewPath("variables").Key(v.Name)); len(errs) > 0 {
 				failures = append(failures, fmt.Sprintf("patch %q (%s): variable %q is invalid: %v",
 					patch.Name, patch.External.DiscoverVariablesExtension, v.Name, errs.ToAggregate()))
 			}

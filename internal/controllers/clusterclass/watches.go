@@ -84,6 +84,9 @@ func (r *Reconciler) registrySource(mapper extensionindex.Mapper) source.Source 
 				if c.Kind != extensionindex.SelectorChanged {
 					r.Cache.Forget(c.Handler)
 				}
+				if c.Kind == extensionindex.Removed {
+					metrics.ForgetHandler(c.Handler)
+				}
 			}
 			metrics.VariablesCacheEntries.Set(float64(r.Cache.Len()))
 			requests, err := mapper.RequestsForChanges(ctx, changes)

@@ -140,6 +140,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if apierrors.IsNotFound(err) {
 			r.writes.Forget(req.NamespacedName)
 			r.Registry.Unregister(req.Name)
+			// Its Discovery calls are counted under its name.
+			metrics.ForgetHandler(req.Name)
 			log.V(4).Info("ExtensionConfig gone: handlers unregistered")
 			return ctrl.Result{}, nil
 		}
