@@ -2,13 +2,16 @@ package extensionconfig
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -68,6 +72,10 @@ type Reconciler struct {
 	RediscoveryInterval time.Duration
 
 	writes objstatus.Writes
+	// injecting holds, by config name, the hash of the caBundle a reconcile
+	// is writing into the spec. That reconcile discovers with it, so the
+	// update event of its own write needs no second one.
+	injecting sync.Map
 }
 
 // +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs,verbs=get;list;watch;patch
@@ -91,7 +99,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		// Status writes (ours included) and resyncs change no generation or
 		// annotation and need no discovery; re-discovery runs on the interval.
 		For(&runtimev1.ExtensionConfig{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}),
+			predicate.Funcs{UpdateFunc: r.notOwnInjection})).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsForSecret)).
 		Complete(r)
 	if err != nil {
@@ -209,12 +218,37 @@ func (r *Reconciler) reconcileCABundle(ctx context.Context, ext *runtimev1.Exten
 	}
 	base := ext.DeepCopy()
 	ext.Spec.ClientConfig.CABundle = ca
+	// Noted before the write, so its event cannot arrive first.
+	r.injecting.Store(ext.Name, sha256.Sum256(ca))
 	if err := r.Client.Patch(ctx, ext, client.MergeFrom(base)); err != nil {
+		r.injecting.Delete(ext.Name)
 		return fmt.Errorf("write caBundle from secret %s: %w", ref, err)
 	}
 	// Never log the bundle itself.
 	ctrl.LoggerFrom(ctx).V(4).Info("injected caBundle", "secret", ref)
 	return nil
+}
+
+// notOwnInjection drops the update event of a caBundle this controller
+// injected, when that is all that changed: the reconcile that wrote it
+// discovers with it. Any other change, or a bundle not ours, passes.
+func (r *Reconciler) notOwnInjection(e event.UpdateEvent) bool {
+	oldExt, okOld := e.ObjectOld.(*runtimev1.ExtensionConfig)
+	newExt, okNew := e.ObjectNew.(*runtimev1.ExtensionConfig)
+	if !okOld || !okNew {
+		return true
+	}
+	injected, ok := r.injecting.Load(newExt.Name)
+	if !ok || injected != sha256.Sum256(newExt.Spec.ClientConfig.CABundle) {
+		return true
+	}
+	oldSpec := oldExt.Spec.DeepCopy()
+	oldSpec.ClientConfig.CABundle = newExt.Spec.ClientConfig.CABundle
+	if !equality.Semantic.DeepEqual(*oldSpec, newExt.Spec) || !equality.Semantic.DeepEqual(oldExt.Annotations, newExt.Annotations) {
+		return true
+	}
+	r.injecting.CompareAndDelete(newExt.Name, injected)
+	return false
 }
 
 func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.ExtensionConfig) (ctrl.Result, error) {

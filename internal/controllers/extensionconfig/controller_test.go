@@ -3,6 +3,7 @@ package extensionconfig
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -378,6 +379,67 @@ func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
 			}
 			t.Errorf("CA data in the logs: %.40q...", leak)
 		}
+	}
+}
+
+// A CA rotation through the annotated Secret costs one reconcile and one
+// Discovery: the reconcile that writes the new caBundle discovers with it,
+// and the spec change it writes wakes nobody again.
+func TestReconcile_ACARotationCostsOneReconcileAndOneDiscovery(t *testing.T) {
+	h := startController(t, runtimeclient.Options{}, 0)
+	ext := startExtension(t)
+	ns := env.Namespace(t, nil)
+	name := uniqueName("rotate")
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "extension-ca"},
+		Data:       map[string][]byte{"ca.crt": ext.CA},
+	}
+	if err := env.Client.Create(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL},
+		map[string]string{runtimev1.InjectCAFromSecretAnnotation: ns + "/extension-ca"})
+	waitDiscovered(t, name, metav1.ConditionTrue)
+	reconciles := func() int {
+		return strings.Count(h.logs.String(), `"msg":"Reconciling","controller":"extensionconfig","controllerGroup":"runtime.cluster.x-k8s.io","controllerKind":"ExtensionConfig","ExtensionConfig":{"name":"`+name+`"}`)
+	}
+	reconcilesBefore, discoveriesBefore := reconciles(), ext.Server.Total()
+	if reconcilesBefore == 0 {
+		t.Fatal("no reconcile of the config was logged; the count below would prove nothing")
+	}
+
+	// Rotate: the bundle grows by a CA the extension does not use, as
+	// during a rollover.
+	otherCA, _, _, err := sampleextension.SelfSignedCertificate([]string{"localhost"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rotated := append(append([]byte{}, ext.CA...), otherCA...)
+	secret.Data["ca.crt"] = rotated
+	if err := env.Client.Update(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+	testsync.Eventually(t, eventually, "the rotated caBundle injected and discovered", func() (bool, string) {
+		got := getExtensionConfig(t, name)
+		c := meta.FindStatusCondition(got.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
+		return string(got.Spec.ClientConfig.CABundle) == string(rotated) && ext.Server.Total() > discoveriesBefore &&
+			c != nil && c.Status == metav1.ConditionTrue, fmt.Sprintf("Discovered %v", c)
+	})
+
+	// A reconcile the injection's own write would cause is queued before
+	// the events of anything created after it, and the controller
+	// reconciles one config at a time: once a config created now is
+	// discovered, that reconcile would have run.
+	barrier := startExtension(t)
+	barrierName := uniqueName("barrier")
+	createExtensionConfig(t, barrierName, runtimev1.ClientConfig{URL: barrier.URL, CABundle: barrier.CA}, nil)
+	waitDiscovered(t, barrierName, metav1.ConditionTrue)
+
+	if n := reconciles() - reconcilesBefore; n != 1 {
+		t.Errorf("the rotation cost %d reconciles, want 1", n)
+	}
+	if n := ext.Server.Total() - discoveriesBefore; n != 1 {
+		t.Errorf("the rotation cost %d Discovery calls, want 1", n)
 	}
 }
 
