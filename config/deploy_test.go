@@ -4,11 +4,20 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +31,7 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
@@ -198,4 +208,107 @@ func lastLines(s string) string {
 		lines = lines[len(lines)-3:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// Metrics are served over HTTPS to callers kube-apiserver authenticates and
+// authorises, through the ClusterRole the manifests ship for scrapers; the
+// controller's own ServiceAccount may ask kube-apiserver about them.
+func TestDefault_MetricsAnswerOnlyATokenBoundToTheReaderRole(t *testing.T) {
+	apply(t, render(t), false)
+	ctx := context.Background()
+
+	certDir := t.TempDir()
+	ca, cert, key, err := sampleextension.SelfSignedCertificate([]string{"127.0.0.1"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(certDir, "tls.crt"), cert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(certDir, "tls.key"), key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port, err := managerprocess.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	impersonated := *env.Config
+	impersonated.Impersonate.UserName = serviceAccount
+	setuptest.Start(t, &impersonated, setup.Options{
+		MetricsBindAddress: "127.0.0.1:" + strconv.Itoa(port),
+		MetricsSecure:      true,
+		MetricsCertDir:     certDir,
+	})
+
+	ns := env.Namespace(t, nil)
+	token := func(name string) string {
+		t.Helper()
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		if err := env.Client.Create(ctx, sa); err != nil {
+			t.Fatal(err)
+		}
+		request := &authenticationv1.TokenRequest{}
+		if err := env.Client.SubResource("token").Create(ctx, sa, request); err != nil {
+			t.Fatalf("token for %s: %v", name, err)
+		}
+		return request.Status.Token
+	}
+	scraper, stranger := token("scraper"), token("stranger")
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "scrape-" + ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "runtime-sdk-metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "scraper"}},
+	}
+	if err := env.Client.Create(ctx, binding); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), binding) })
+
+	tlsConfig, err := sampleextension.ClientTLSConfig(ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpClient := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}, Timeout: 10 * time.Second}
+	scrape := func(bearer string) (int, string, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(port)+"/metrics", nil)
+		if err != nil {
+			return 0, "", err
+		}
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+		return resp.StatusCode, string(body), err
+	}
+	for _, c := range []struct {
+		who, token string
+		// want are the answers that pass: controller-runtime's filter
+		// answers 500 when the TokenReview itself reports an error, as it
+		// does for a token it cannot parse.
+		want []int
+	}{
+		{"no token", "", []int{http.StatusUnauthorized}},
+		{"a token kube-apiserver does not know", "not-a-token", []int{http.StatusUnauthorized, http.StatusInternalServerError}},
+		{"a ServiceAccount without the reader role", stranger, []int{http.StatusForbidden}},
+		{"a ServiceAccount bound to the reader role", scraper, []int{http.StatusOK}},
+	} {
+		testsync.Eventually(t, time.Minute, fmt.Sprintf("%s: HTTP %v", c.who, c.want), func() (bool, string) {
+			status, body, err := scrape(c.token)
+			if err != nil {
+				return false, err.Error()
+			}
+			if status != http.StatusOK && strings.Contains(body, "runtime_sdk_") {
+				t.Fatalf("%s: HTTP %d with the metrics", c.who, status)
+			}
+			if status == http.StatusOK && !strings.Contains(body, "runtime_sdk_") {
+				return false, "HTTP 200 without the controller's metrics"
+			}
+			return slices.Contains(c.want, status), fmt.Sprintf("HTTP %d: %.200s", status, body)
+		})
+	}
 }

@@ -29,6 +29,9 @@ import (
 
 const name = "runtime-sdk-controller"
 
+// localMetricsAddress is where --local serves metrics by default.
+const localMetricsAddress = "127.0.0.1:8080"
+
 func main() {
 	ctx, stop := cli.ShutdownContext()
 	defer stop()
@@ -58,7 +61,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{zap: zap.Options{Development: false}}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.manager.MetricsBindAddress, "metrics-bind-address", ":8080", "Address the Prometheus metrics endpoint binds to; 0 disables it.")
+	fs.StringVar(&o.manager.MetricsBindAddress, "metrics-bind-address", ":8443", "Address the Prometheus metrics endpoint binds to; 0 disables it. With --local it defaults to "+localMetricsAddress+".")
+	fs.BoolVar(&o.manager.MetricsSecure, "metrics-secure", true, "Serve metrics over HTTPS to callers kube-apiserver authenticates and authorises for a get of /metrics; false serves plain HTTP to anyone. With --local it defaults to false.")
+	fs.StringVar(&o.manager.MetricsCertDir, "metrics-cert-dir", "", "Directory with tls.crt and tls.key for --metrics-secure, read again when they change; empty serves a self-signed certificate.")
 	fs.StringVar(&o.manager.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to; 0 disables them.")
 	fs.BoolVar(&o.manager.LeaderElection, "leader-elect", false, "Elect a leader so that only one instance reconciles at a time.")
 	fs.StringVar(&o.manager.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (required out of cluster with --leader-elect).")
@@ -100,6 +105,18 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.local && o.kubeconfig != "" {
 		return nil, errors.New("--local and --kubeconfig exclude each other")
+	}
+	if o.local {
+		// A local run is for one developer on this machine: plain HTTP,
+		// unreachable from elsewhere, unless asked otherwise.
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["metrics-secure"] {
+			o.manager.MetricsSecure = false
+		}
+		if !set["metrics-bind-address"] {
+			o.manager.MetricsBindAddress = localMetricsAddress
+		}
 	}
 	if o.kubeAPIQPS <= 0 || o.kubeAPIBurst < 1 {
 		return nil, fmt.Errorf("--kube-api-qps must be above 0 and --kube-api-burst at least 1, got %v and %d", o.kubeAPIQPS, o.kubeAPIBurst)

@@ -110,7 +110,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 		t.Fatal(err)
 	}
 	second := startReplica(t, binary, cluster.KubeconfigPath(), lease,
-		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort), "--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(probePort))
+		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort), "--metrics-secure=false", "--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(probePort))
 	metricsURL := "http://127.0.0.1:" + strconv.Itoa(metricsPort) + "/metrics"
 	// The standby is ready once its registry is warm: it now holds the
 	// registrations of this moment.

@@ -42,7 +42,8 @@ func StartController(ctx context.Context, opts ControllerOptions) (*Controller, 
 	}
 	args := append([]string{
 		"--kubeconfig", opts.Kubeconfig,
-		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(metricsPort),
+		// Scraped over plain HTTP on loopback, which only this machine reaches.
+		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(metricsPort), "--metrics-secure=false",
 		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(probePort),
 	}, opts.Args...)
 	p, err := managerprocess.Start(ctx, managerprocess.Options{

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
@@ -41,6 +43,14 @@ const LeaderElectionID = "runtime-sdk-controller.runtime.cluster.x-k8s.io"
 type Options struct {
 	// MetricsBindAddress serves Prometheus metrics; "0" disables it.
 	MetricsBindAddress string
+	// MetricsSecure serves metrics over HTTPS to callers whose bearer
+	// token kube-apiserver authenticates (TokenReview) and authorises for
+	// a get of /metrics (SubjectAccessReview), as Cluster API's managers do.
+	MetricsSecure bool
+	// MetricsCertDir holds tls.crt and tls.key for secure metrics, read
+	// again when they change; empty, or without the files, serves a
+	// self-signed certificate kept in memory.
+	MetricsCertDir string
 	// HealthProbeBindAddress serves /healthz and /readyz; "0" disables it.
 	HealthProbeBindAddress string
 	// LeaderElection makes only one instance reconcile at a time.
@@ -75,7 +85,7 @@ type Options struct {
 func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, error) {
 	mgrOpts := ctrl.Options{
 		Scheme:                  scheme.New(),
-		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
+		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        LeaderElectionID,
@@ -120,6 +130,29 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// The metrics filter asks kube-apiserver who a caller is and whether it
+// may read /metrics.
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
+// metricsOptions serves metrics as opts say: plain HTTP, or HTTPS behind
+// authentication and authorisation.
+func metricsOptions(opts Options) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: opts.MetricsBindAddress}
+	if !opts.MetricsSecure {
+		return m
+	}
+	m.SecureServing = true
+	m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	if opts.MetricsCertDir != "" {
+		m.CertDir = opts.MetricsCertDir
+	}
+	// HTTP/2's stream handling has been the way in for rapid-reset and
+	// similar floods; a scrape needs HTTP/1.1 only.
+	m.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
+	return m
 }
 
 // addObserver wires observe mode: the index and the observer that

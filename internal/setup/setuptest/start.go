@@ -10,12 +10,14 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 )
 
-// Start builds the manager with opts, with its metrics and probe endpoints
-// off, and runs it until the test ends; a manager that ends with an error
-// fails the test.
+// Start builds the manager with opts, with its probe endpoints off and its
+// metrics endpoint off unless opts bind it, and runs it until the test ends;
+// a manager that ends with an error fails the test.
 func Start(t testing.TB, config *rest.Config, opts setup.Options) ctrl.Manager {
 	t.Helper()
-	opts.MetricsBindAddress = "0"
+	if opts.MetricsBindAddress == "" {
+		opts.MetricsBindAddress = "0"
+	}
 	opts.HealthProbeBindAddress = "0"
 	ctx, cancel := context.WithCancel(context.Background())
 	mgr, err := setup.New(ctx, config, opts)
