@@ -248,17 +248,19 @@ func TestMapping_ResyncStatusWritesAndAnnotationChurnEnqueueNothing(t *testing.T
 	if err := env.Client.Get(context.Background(), client.ObjectKey{Name: h.config}, ext); err != nil {
 		t.Fatal(err)
 	}
+	// Merge patches: the controller's rediscoveries keep running, and a
+	// status write of theirs between a read and an update would make an
+	// update conflict.
+	base := ext.DeepCopy()
 	meta.SetStatusCondition(&ext.Status.Conditions, metav1.Condition{Type: "Audited", Status: metav1.ConditionTrue, Reason: "Audited"})
-	if err := env.Client.Status().Update(context.Background(), ext); err != nil {
+	if err := env.Client.Status().Patch(context.Background(), ext, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
 	// Label and annotation churn.
-	if err := env.Client.Get(context.Background(), client.ObjectKey{Name: h.config}, ext); err != nil {
-		t.Fatal(err)
-	}
+	base = ext.DeepCopy()
 	ext.Labels = map[string]string{"churn": "1"}
 	ext.Annotations = map[string]string{"note": "churn"}
-	if err := env.Client.Update(context.Background(), ext); err != nil {
+	if err := env.Client.Patch(context.Background(), ext, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
 	h.expectExactly(s)
