@@ -82,11 +82,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	// spare (see callcache.DefaultMaxEntries); the bound only cuts answers
 	// for settings nobody asks for any more.
 	fs.IntVar(&o.manager.VariablesCacheMaxEntries, "variables-cache-max-entries", callcache.DefaultMaxEntries, "Most DiscoverVariables answers cached at once; the oldest are evicted beyond it. At least 1: the cache is always bounded.")
-	// Cluster API's managers default to the same 20 and 30; a kubeconfig
-	// alone would leave client-go's 5 and 10, which make a status write
-	// per ClusterClass take minutes on large management clusters.
-	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 20, "Requests per second the manager may send to kube-apiserver.")
-	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 30, "Requests the manager may send to kube-apiserver in a burst above --kube-api-qps.")
+	// Cluster API v1.14.2's core manager, whose controllers these replace,
+	// defaults to the same 100 and 200 (its 20 and 30 are for clients of
+	// workload clusters); a kubeconfig alone would leave client-go's 5 and
+	// 10, which make a status write per ClusterClass take minutes on large
+	// management clusters.
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 100, "Requests per second the manager may send to kube-apiserver.")
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 200, "Requests the manager may send to kube-apiserver in a burst above --kube-api-qps.")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; defaults to $KUBECONFIG, then the in-cluster configuration, then ~/.kube/config.")
 	fs.BoolVar(&o.local, "local", false, "Start a local control plane (etcd and kube-apiserver from bin/) and run against it.")
 	fs.StringVar(&o.localDir, "local-dir", ".local", "Data directory of the local control plane; kept across runs.")
