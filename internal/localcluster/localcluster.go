@@ -35,6 +35,10 @@ type Options struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// StartTimeout bounds how long Start waits for each process to be ready.
 	StartTimeout time.Duration
+	// AuditLog makes kube-apiserver record every request it completes,
+	// with its user, verb and object, at AuditLogPath: the one count of
+	// what each client sent that no client keeps itself.
+	AuditLog bool
 }
 
 // Cluster is a running local control plane.
@@ -117,6 +121,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	return c, nil
 }
 
+// AuditLogPath is where kube-apiserver writes its audit events, one JSON
+// object per line, with Options.AuditLog.
+func (c *Cluster) AuditLogPath() string { return filepath.Join(c.opts.Dir, "logs", "audit.log") }
+
 // Config returns a client configuration with cluster-admin rights.
 func (c *Cluster) Config() *rest.Config { return rest.CopyConfig(c.config) }
 
@@ -198,6 +206,20 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 			"--allow-privileged=true",
 		},
 	}
+	if c.opts.AuditLog {
+		policy := filepath.Join(c.opts.Dir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+			return fmt.Errorf("write audit policy: %w", err)
+		}
+		c.apiserver.args = append(c.apiserver.args,
+			"--audit-policy-file="+policy,
+			"--audit-log-path="+c.AuditLogPath(),
+			"--audit-log-format=json",
+			// Written before the response is sent, so a count read after
+			// a client's request returned includes it.
+			"--audit-log-mode=blocking",
+		)
+	}
 	if err := c.apiserver.start(); err != nil {
 		return err
 	}
@@ -207,6 +229,16 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 	}
 	return waitReady(ctx, c.apiserver, c.opts.StartTimeout, client, c.config.Host+"/readyz")
 }
+
+// auditPolicy records every request once it completes (and a watch once
+// it starts), with its user, verb and object but no bodies.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages:
+- RequestReceived
+rules:
+- level: Metadata
+`
 
 // checkFree fails when an earlier run on this directory is still alive or a
 // port is taken, before anything is started.

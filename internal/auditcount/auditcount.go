@@ -1,0 +1,137 @@
+package auditcount
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Counts are one user's requests.
+type Counts struct {
+	// Requests are all requests: each completed one, and each watch once,
+	// when it starts.
+	Requests int `json:"requests"`
+	// Writes are creates, updates, patches and deletes.
+	Writes int `json:"writes"`
+	// ClusterClassStatusWrites are updates and patches of a ClusterClass's
+	// status.
+	ClusterClassStatusWrites int `json:"clusterClassStatusWrites"`
+}
+
+// Add adds o to c.
+func (c *Counts) Add(o Counts) {
+	c.Requests += o.Requests
+	c.Writes += o.Writes
+	c.ClusterClassStatusWrites += o.ClusterClassStatusWrites
+}
+
+// Log is an audit log being read from a mark on.
+type Log struct {
+	path string
+}
+
+// Open names the audit log at path, which kube-apiserver writes with
+// --audit-log-format=json.
+func Open(path string) *Log { return &Log{path: path} }
+
+// Mark is a position in the log: counts since a mark leave out what came
+// before.
+type Mark int64
+
+// Mark returns the end of the log as it is now; a log not written yet is
+// at its start.
+func (l *Log) Mark() (Mark, error) {
+	info, err := os.Stat(l.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return Mark(info.Size()), nil
+}
+
+// Since counts, by user name, the requests recorded after mark. A line
+// still being written is left for the next count.
+func (l *Log) Since(mark Mark) (map[string]Counts, error) {
+	f, err := os.Open(l.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]Counts{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(int64(mark), io.SeekStart); err != nil {
+		return nil, err
+	}
+	return Count(f)
+}
+
+// event holds the fields of an audit.k8s.io/v1 Event that are counted.
+type event struct {
+	Stage string `json:"stage"`
+	Verb  string `json:"verb"`
+	User  struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+		APIGroup    string `json:"apiGroup"`
+	} `json:"objectRef"`
+}
+
+// Count reads audit events, one JSON object per line, and counts them by
+// user. An incomplete last line is not counted.
+func Count(r io.Reader) (map[string]Counts, error) {
+	counts := map[string]Counts{}
+	reader := bufio.NewReaderSize(r, 64<<10)
+	for line := 1; ; line++ {
+		data, err := reader.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			// A line without its newline is still being written.
+			return counts, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 {
+			continue
+		}
+		var e event
+		if err := json.Unmarshal(data, &e); err != nil {
+			return nil, fmt.Errorf("audit log line %d: %w", line, err)
+		}
+		c := counts[e.User.Username]
+		c.Add(classify(e))
+		counts[e.User.Username] = c
+	}
+}
+
+// classify is what one event adds to its user's counts.
+func classify(e event) Counts {
+	// A watch is counted when it starts; every other request when it
+	// completes. Panics are requests too.
+	counted := e.Stage == "Panic" ||
+		(e.Verb == "watch" && e.Stage == "ResponseStarted") ||
+		(e.Verb != "watch" && e.Stage == "ResponseComplete")
+	if !counted {
+		return Counts{}
+	}
+	c := Counts{Requests: 1}
+	switch e.Verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		c.Writes = 1
+		if (e.Verb == "update" || e.Verb == "patch") && e.ObjectRef != nil &&
+			e.ObjectRef.APIGroup == "cluster.x-k8s.io" && e.ObjectRef.Resource == "clusterclasses" && e.ObjectRef.Subresource == "status" {
+			c.ClusterClassStatusWrites = 1
+		}
+	}
+	return c
+}

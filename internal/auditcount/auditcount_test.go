@@ -1,0 +1,82 @@
+package auditcount
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func line(stage, verb, user, group, resource, subresource string) string {
+	ref := ""
+	if resource != "" {
+		ref = `,"objectRef":{"resource":"` + resource + `","subresource":"` + subresource + `","apiGroup":"` + group + `"}`
+	}
+	return `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"` + stage + `","verb":"` + verb +
+		`","user":{"username":"` + user + `"}` + ref + "}\n"
+}
+
+func TestCount_CountsEachRequestOnceByUser(t *testing.T) {
+	log := line("ResponseComplete", "get", "controller", "cluster.x-k8s.io", "clusterclasses", "") +
+		line("ResponseComplete", "patch", "controller", "cluster.x-k8s.io", "clusterclasses", "status") +
+		line("ResponseComplete", "update", "controller", "cluster.x-k8s.io", "clusterclasses", "status") +
+		// Another group's clusterclasses are not Cluster API's.
+		line("ResponseComplete", "patch", "controller", "example.com", "clusterclasses", "status") +
+		line("ResponseComplete", "patch", "controller", "cluster.x-k8s.io", "clusterclasses", "") +
+		// A watch counts once, when it starts.
+		line("ResponseStarted", "watch", "controller", "", "namespaces", "") +
+		line("ResponseComplete", "watch", "controller", "", "namespaces", "") +
+		line("ResponseComplete", "create", "driver", "runtime.cluster.x-k8s.io", "extensionconfigs", "") +
+		line("Panic", "list", "driver", "", "secrets", "")
+	counts, err := Count(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Counts{
+		"controller": {Requests: 6, Writes: 4, ClusterClassStatusWrites: 2},
+		"driver":     {Requests: 2, Writes: 1},
+	}
+	if len(counts) != len(want) {
+		t.Fatalf("counts %+v, want %+v", counts, want)
+	}
+	for user, w := range want {
+		if counts[user] != w {
+			t.Errorf("%s: %+v, want %+v", user, counts[user], w)
+		}
+	}
+}
+
+func TestLog_SinceCountsOnlyCompleteLinesAfterTheMark(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	l := Open(path)
+	mark, err := l.Mark()
+	if err != nil || mark != 0 {
+		t.Fatalf("mark of a log not written yet: %d, %v", mark, err)
+	}
+	before := line("ResponseComplete", "get", "driver", "", "namespaces", "")
+	if err := os.WriteFile(path, []byte(before), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if mark, err = l.Mark(); err != nil {
+		t.Fatal(err)
+	}
+	after := line("ResponseComplete", "delete", "driver", "", "namespaces", "")
+	partial := strings.TrimSuffix(line("ResponseComplete", "get", "driver", "", "namespaces", ""), "\n")
+	if err := os.WriteFile(path, []byte(before+after+partial), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	counts, err := l.Since(mark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := counts["driver"]; got != (Counts{Requests: 1, Writes: 1}) {
+		t.Errorf("since the mark: %+v, want the one delete", got)
+	}
+}
+
+func TestCount_NamesTheLineThatIsNotJSON(t *testing.T) {
+	_, err := Count(strings.NewReader(line("ResponseComplete", "get", "a", "", "pods", "") + "not json\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("error %v, want one naming line 2", err)
+	}
+}
