@@ -100,6 +100,10 @@ build-bench: ## Build bin/rsc-bench, the load tool and the drills.
 loadtest: tools build-bench ## Run the load tool (seed and scale at N=1000) on a fresh local control plane; LOADTEST_ARGS adds flags.
 	$(BENCH) loadtest --out loadtest-results $(LOADTEST_ARGS)
 
+.PHONY: compare
+compare: tools capi-baseline build build-bench ## Run seed and scale at N=1000 under our controller and under Cluster API v1.14.2's own manager, each on a fresh local control plane, side by side; COMPARE_ARGS adds flags.
+	$(BENCH) loadtest --compare capi --controller-binary $(MANAGER) --local-dir .local/compare --out compare-results $(COMPARE_ARGS)
+
 .PHONY: drill
 drill: tools build build-bench ## Run the fault drills (flap, kube-apiserver restart, 10-minute soak, 10-minute property run) against bin/runtime-sdk-controller on a fresh local control plane; DRILL_ARGS adds flags.
 	$(BENCH) drill --controller-binary $(MANAGER) --out drill-results $(DRILL_ARGS)

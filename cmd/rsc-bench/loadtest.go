@@ -30,6 +30,8 @@ type loadtestOptions struct {
 	timeout          time.Duration
 	merge            string
 	rolloutMaxAge    time.Duration
+	compare          string
+	controllerBinary string
 }
 
 // runLoadtest is the `loadtest` subcommand: it starts a fresh local control
@@ -50,6 +52,8 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.merge, "merge", "", "Comma-separated results.json files of earlier runs to add to this run's JSON and chart (with --scenarios \"\", only merge).")
 	fs.DurationVar(&o.rolloutMaxAge, "rollout-max-age", 10*time.Second, "--variables-cache-max-age of the controller the rollout events run under (it is restarted for them); negative skips them.")
 	fs.DurationVar(&o.timeout, "step-timeout", 2*time.Minute, "Longest wait for one step (set-up, one event) to settle.")
+	fs.StringVar(&o.compare, "compare", "", "capi: run each scenario twice, under our controller and under Cluster API v1.14.2's core manager (bin/capi-baseline), each as its own process on a fresh control plane, and report both side by side, counting requests in kube-apiserver's audit log.")
+	fs.StringVar(&o.controllerBinary, "controller-binary", filepath.Join("bin", "runtime-sdk-controller"), "Our controller binary, for --compare.")
 	return cli.Run(fs, args, stderr, func() error { return loadtestMain(ctx, o, stdout, stderr) })
 }
 
@@ -76,6 +80,13 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 		if err := s.Validate(); err != nil {
 			return err
 		}
+	}
+	switch o.compare {
+	case "":
+	case "capi":
+		return compareMain(ctx, o, scenarios, stdout, stderr)
+	default:
+		return fmt.Errorf("--compare: unknown controller %q (want capi)", o.compare)
 	}
 	results, err := loadtest.ReadJSON(o.merge)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -39,12 +40,15 @@ func TierSelector(tier string) *metav1.LabelSelector {
 	return &metav1.LabelSelector{MatchLabels: map[string]string{TierLabel: tier}}
 }
 
-// StringVariable is a variable of type string, as the sample extensions
-// answer.
+// StringVariable is an optional variable of type string, as the sample
+// extensions answer. It says required: false, as extensions built with
+// Cluster API's SDK do: Cluster API refuses to publish a discovered
+// variable that leaves it out (its status write fails the CRD's schema).
 func StringVariable(name string) clusterv1.ClusterClassVariable {
 	return clusterv1.ClusterClassVariable{
-		Name:   name,
-		Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}},
+		Name:     name,
+		Required: ptr.To(false),
+		Schema:   clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}},
 	}
 }
 

@@ -90,11 +90,18 @@ var (
 
 func (f *fixture) extensionConfig(i int) *runtimev1.ExtensionConfig {
 	c := f.configs[i]
+	selector := c.selector.DeepCopy()
+	if selector == nil {
+		// Cluster API's defaulting webhook writes the empty selector, which
+		// admits every namespace; its controllers read a missing one as
+		// admitting none, and no webhook runs here.
+		selector = &metav1.LabelSelector{}
+	}
 	return &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: c.name},
 		Spec: runtimev1.ExtensionConfigSpec{
 			ClientConfig:      runtimev1.ClientConfig{URL: c.extension.URL, CABundle: c.extension.CA},
-			NamespaceSelector: c.selector.DeepCopy(),
+			NamespaceSelector: selector,
 		},
 	}
 }

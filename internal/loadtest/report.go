@@ -145,3 +145,64 @@ func WriteSVG(path string, results []*Result) error {
 	b.WriteString("</svg>\n")
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
+
+// WriteComparison writes one scenario's events side by side: ours, Cluster
+// API's and the optimum, with Cluster API / ours ratios.
+func WriteComparison(w io.Writer, ours, capi *Result) error {
+	s := ours.Scenario
+	fmt.Fprintf(w, "\nscenario %s: %d ClusterClasses, %d ExtensionConfigs (%.0f%% with a namespaceSelector), %d namespaces\n",
+		s.Name, s.ClusterClasses, s.ExtensionConfigs, s.SelectorShare*100, s.Namespaces)
+	fmt.Fprintf(w, "%s against %s, each its own process on a fresh control plane, both with --kube-api-qps=100 --kube-api-burst=200;\n", ours.Controller, capi.Controller)
+	fmt.Fprintln(w, "requests and status writes counted in kube-apiserver's audit log. Cluster API v1.14.2 runs with PriorityQueue and")
+	fmt.Fprintln(w, "ReconcilerRateLimiting on by default (at most one reconcile per second per object): they shape its counts and times.")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "event\treconciles ours/capi (optimum)\tDiscoverVariables calls ours/capi (optimum)\tDiscovery calls ours/capi\tstatus writes ours/capi\tapiserver requests ours/capi\tconvergence ours/capi\t")
+	byEvent := map[string]Row{}
+	for _, row := range capi.Rows {
+		byEvent[row.Event] = row
+	}
+	for _, o := range ours.Rows {
+		c, ok := byEvent[o.Event]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s (%d)\t%s (%d)\t%s\t%s\t%s\t%s / %s\t\n", o.Event,
+			pair(int64(o.Reconciles), int64(c.Reconciles)), o.OptimumReconciles,
+			pair(o.Calls, c.Calls), o.OptimumCalls,
+			pair(o.DiscoveryCalls, c.DiscoveryCalls),
+			pair(deref(o.StatusWrites), deref(c.StatusWrites)),
+			pair(deref(o.Requests), deref(c.Requests)),
+			convergenceOf(o), convergenceOf(c))
+	}
+	return tw.Flush()
+}
+
+// pair is "ours / capi", with Cluster API's count as a multiple of ours.
+func pair(ours, capi int64) string {
+	switch {
+	case ours == capi:
+		return fmt.Sprintf("%d / %d", ours, capi)
+	case ours == 0:
+		return fmt.Sprintf("%d / %d (ours none)", ours, capi)
+	default:
+		return fmt.Sprintf("%d / %d (x%.1f)", ours, capi, float64(capi)/float64(ours))
+	}
+}
+
+func deref(p *int) int64 {
+	if p == nil {
+		return 0
+	}
+	return int64(*p)
+}
+
+func convergenceOf(r Row) string {
+	switch {
+	case r.NotConverged:
+		return "not converged"
+	case r.Convergence > 0:
+		return r.Convergence.Round(time.Millisecond).String()
+	default:
+		return "-"
+	}
+}

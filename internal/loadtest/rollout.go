@@ -24,8 +24,11 @@ func (r *run) rolloutEvents() []event {
 		note: "Cluster API reconciles every ClusterClass at its 10-minute resync",
 		apply: func(context.Context) (applied, error) {
 			_, want := r.answersInUse()
-			base := refreshes()
-			return applied{seen: func() (bool, error) { return refreshes()-base >= float64(want), nil }}, nil
+			base, _ := r.controller.Refreshes()
+			return applied{seen: func() (bool, error) {
+				all, _ := r.controller.Refreshes()
+				return all-base >= float64(want), nil
+			}}, nil
 		},
 		optimum: r.answersInUse,
 	}, {

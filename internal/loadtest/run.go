@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -12,16 +13,13 @@ import (
 	"k8s.io/client-go/rest"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scanmapping"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 )
 
 // Options configure one run.
@@ -40,6 +38,13 @@ type Options struct {
 	// refreshes it causes count in no other row (default 10s; negative
 	// skips the rollout events).
 	RolloutMaxAge time.Duration
+	// Controller is what is measured; nil runs ours in this process, with
+	// the simulated scan of Cluster API's mapping beside it.
+	Controller Controller
+	// Audit, when set, is kube-apiserver's audit log, in which the
+	// controller's requests are those of ControllerUser.
+	Audit          *auditcount.Log
+	ControllerUser string
 }
 
 // Row is the account of one event.
@@ -67,34 +72,38 @@ type Row struct {
 	// Convergence is the time from the change to every affected
 	// ClusterClass's status showing it, when measured.
 	Convergence time.Duration `json:"convergenceNanos,omitempty"`
+	// NotConverged says the event's change was not shown within the step
+	// timeout (Cluster API's ClusterClasses may wait for a resync).
+	NotConverged bool `json:"notConverged,omitempty"`
+	// DiscoveryCalls are Discovery calls counted by the extensions.
+	DiscoveryCalls int64 `json:"discoveryCalls"`
+	// Requests and StatusWrites are what kube-apiserver's audit log
+	// recorded of the controller's requests, all of them and its
+	// ClusterClass status writes, when the run has one.
+	Requests     *int `json:"requests,omitempty"`
+	StatusWrites *int `json:"statusWrites,omitempty"`
 	// Note says what the scan misses, when it does.
 	Note string `json:"note,omitempty"`
 }
 
 // Result is one scenario's run.
 type Result struct {
-	Scenario Scenario      `json:"scenario"`
-	Setup    time.Duration `json:"setupNanos"`
-	Rows     []Row         `json:"rows"`
+	// Controller names what was measured (NameOurs, NameCAPI).
+	Controller string        `json:"controller,omitempty"`
+	Scenario   Scenario      `json:"scenario"`
+	Setup      time.Duration `json:"setupNanos"`
+	Rows       []Row         `json:"rows"`
 }
 
 type run struct {
-	opts    Options
-	fixture *fixture
-	client  client.Client
-	mgr     ctrl.Manager
-	stopMgr func()
+	opts       Options
+	fixture    *fixture
+	client     client.Client
+	controller Controller
 }
 
-// reconciles counts the ClusterClass reconciles of every manager this
-// process ran, from controller-runtime's own metric.
-func (r *run) reconciles() int64 {
-	m, err := managerprocess.Gather(ctrlmetrics.Registry)
-	if err != nil {
-		return 0
-	}
-	return int64(m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"}))
-}
+// reconciles counts the ClusterClass reconciles of the controller.
+func (r *run) reconciles() int64 { return r.controller.Reconciles() }
 
 // Run builds the scenario on the control plane, runs the controller
 // in-process, drives every event and returns the accounts.
@@ -114,6 +123,9 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if opts.RolloutMaxAge == 0 {
 		opts.RolloutMaxAge = 10 * time.Second
 	}
+	if opts.Controller == nil {
+		opts.Controller = &inProcess{config: opts.Config}
+	}
 	c, err := client.New(opts.Config, client.Options{Scheme: scheme.New()})
 	if err != nil {
 		return nil, err
@@ -123,7 +135,7 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer f.stop()
-	r := &run{opts: opts, fixture: f, client: c}
+	r := &run{opts: opts, fixture: f, client: c, controller: opts.Controller}
 	defer r.cleanup(context.WithoutCancel(ctx))
 
 	started := time.Now()
@@ -131,15 +143,15 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if err := f.create(ctx, c); err != nil {
 		return nil, err
 	}
-	if err := r.startManager(ctx, 0); err != nil {
+	if err := r.controller.Start(ctx, 0); err != nil {
 		return nil, err
 	}
-	defer func() { r.stopMgr() }()
+	defer r.controller.Stop()
 	r.progress("waiting for every ClusterClass to publish its variables")
 	if err := r.waitInitial(ctx); err != nil {
 		return nil, err
 	}
-	result := &Result{Scenario: s, Setup: time.Since(started)}
+	result := &Result{Controller: r.controller.Name(), Scenario: s, Setup: time.Since(started)}
 	if err := r.measureAll(ctx, result, r.events()); err != nil {
 		return nil, err
 	}
@@ -173,41 +185,12 @@ func (r *run) progress(format string, args ...any) {
 	fmt.Fprintf(r.opts.Progress, format+"\n", args...)
 }
 
-// startManager starts the controller in-process; maxAge is its
-// --variables-cache-max-age (0: answers are never asked again).
-func (r *run) startManager(ctx context.Context, maxAge time.Duration) error {
-	ctx, cancel := context.WithCancel(ctx)
-	mgr, err := setup.New(ctx, r.opts.Config, setup.Options{
-		VariablesCacheMaxAge:   maxAge,
-		MetricsBindAddress:     "0",
-		HealthProbeBindAddress: "0",
-		// Re-discovery would add noise; the events trigger it on purpose.
-		RediscoveryInterval:     time.Hour,
-		ClusterClassConcurrency: 10,
-	})
-	if err != nil {
-		cancel()
-		return err
-	}
-	r.mgr = mgr
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = mgr.Start(ctx)
-	}()
-	r.stopMgr = func() {
-		cancel()
-		<-done
-	}
-	return nil
-}
-
 // restartManager stops the controller, starts a new one with maxAge and
 // waits until it has reconciled every ClusterClass and gone idle.
 func (r *run) restartManager(ctx context.Context, maxAge time.Duration) error {
-	r.stopMgr()
+	r.controller.Stop()
 	base := r.reconciles()
-	if err := r.startManager(ctx, maxAge); err != nil {
+	if err := r.controller.Start(ctx, maxAge); err != nil {
 		return err
 	}
 	return r.poll(ctx, "reconcile after the restart", func() (bool, error) {
@@ -263,7 +246,7 @@ func (r *run) poll(ctx context.Context, what string, check func() (bool, error),
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: not done within %s", what, r.opts.Timeout)
+			return fmt.Errorf("%s: %w within %s", what, errNotDone, r.opts.Timeout)
 		}
 		select {
 		case <-ctx.Done():
@@ -272,6 +255,9 @@ func (r *run) poll(ctx context.Context, what string, check func() (bool, error),
 		}
 	}
 }
+
+// errNotDone is a poll that ran out of time.
+var errNotDone = errors.New("not done")
 
 // event is one change to drive.
 type event struct {
@@ -311,9 +297,16 @@ func (s *scanCount) add(o scanCount) {
 func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	enqueuedBefore := r.enqueued()
 	reconcilesBefore := r.reconciles()
-	callsBefore := r.discoverVariablesCalls()
-	idleBefore := unchangedRefreshes()
+	callsBefore, discoveriesBefore := r.discoverVariablesCalls(), r.allDiscoveries()
+	_, idleBefore := r.controller.Refreshes()
 	optimumReconciles, optimumCalls := e.optimum()
+	var auditMark auditcount.Mark
+	if r.opts.Audit != nil {
+		var err error
+		if auditMark, err = r.opts.Audit.Mark(); err != nil {
+			return Row{}, err
+		}
+	}
 
 	started := time.Now()
 	change, err := e.apply(ctx)
@@ -325,32 +318,68 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 		seen = func() (bool, error) { return true, nil }
 	}
 	var convergence time.Duration
+	notConverged := false
 	if e.converged != nil {
-		if err := r.poll(ctx, "convergence", func() (bool, error) { return e.converged(ctx) }, false); err != nil {
+		err := r.poll(ctx, "convergence", func() (bool, error) { return e.converged(ctx) }, false)
+		switch {
+		case errors.Is(err, errNotDone) && !r.simulated():
+			// A measured controller may leave the change for a resync:
+			// that is a result, not a failure of the run.
+			notConverged = true
+		case err != nil:
 			return Row{}, err
+		default:
+			convergence = time.Since(started)
 		}
-		convergence = time.Since(started)
 	}
 	if err := r.poll(ctx, "settle", seen, true); err != nil {
 		return Row{}, err
 	}
 	calls := r.discoverVariablesCalls() - callsBefore
 	if e.withoutIdleRefreshes {
-		calls -= int64(unchangedRefreshes() - idleBefore)
+		_, idleAfter := r.controller.Refreshes()
+		calls -= int64(idleAfter - idleBefore)
 	}
-	return Row{
+	row := Row{
 		Event:             e.name,
 		Events:            change.writes,
 		Enqueues:          int(r.enqueued() - enqueuedBefore),
 		Reconciles:        int(r.reconciles() - reconcilesBefore),
 		Calls:             calls,
+		DiscoveryCalls:    r.allDiscoveries() - discoveriesBefore,
 		OptimumReconciles: optimumReconciles,
 		OptimumCalls:      optimumCalls,
 		ScanEnqueues:      change.scan.enqueues,
 		ScanReconciles:    change.scan.reconciles,
 		Convergence:       convergence,
+		NotConverged:      notConverged,
 		Note:              e.note,
-	}, nil
+	}
+	if r.opts.Audit != nil {
+		counts, err := r.opts.Audit.Since(auditMark)
+		if err != nil {
+			return Row{}, err
+		}
+		own := counts[r.opts.ControllerUser]
+		row.Requests, row.StatusWrites = &own.Requests, &own.ClusterClassStatusWrites
+	}
+	return row, nil
+}
+
+// simulated reports whether ours runs in this process, where the run's
+// own expectations hold: an event that does not converge is then a failure.
+func (r *run) simulated() bool {
+	_, ok := r.controller.(*inProcess)
+	return ok
+}
+
+// allDiscoveries counts the Discovery calls every extension served.
+func (r *run) allDiscoveries() int64 {
+	var total int64
+	for i := range r.fixture.configs {
+		total += r.discoveries(i)
+	}
+	return total
 }
 
 func (r *run) enqueued() float64 {
@@ -377,7 +406,13 @@ func (r *run) discoveries(i int) int64 {
 
 // scanUpdate is the scan's account of one update event of config i.
 func (r *run) scanUpdate(ctx context.Context, old, new *runtimev1.ExtensionConfig) (scanCount, error) {
-	reader := r.mgr.GetCache()
+	simulated, ok := r.controller.(*inProcess)
+	if !ok {
+		// Only beside our controller in this process; measured
+		// controllers have no simulation beside them.
+		return scanCount{}, nil
+	}
+	reader := simulated.cache()
 	before, err := scanmapping.Map(ctx, reader, old)
 	if err != nil {
 		return scanCount{}, err

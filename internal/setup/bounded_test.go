@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/storage/names"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -71,12 +70,12 @@ func TestManager_ConfigsThatComeAndGoLeaveNothingBehind(t *testing.T) {
 		switch {
 		case apierrors.IsNotFound(err):
 			cc = benchfixture.ClusterClass(ns, key.Name, nil, config)
-			cc.Spec.Variables = []clusterv1.ClusterClassVariable{inline(variable)}
+			cc.Spec.Variables = []clusterv1.ClusterClassVariable{benchfixture.StringVariable(variable)}
 			err = env.Client.Create(ctx, cc)
 		case err == nil:
 			patch := client.MergeFrom(cc.DeepCopy())
 			cc.Spec.Patches = benchfixture.ClusterClass(ns, key.Name, nil, config).Spec.Patches
-			cc.Spec.Variables = []clusterv1.ClusterClassVariable{inline(variable)}
+			cc.Spec.Variables = []clusterv1.ClusterClassVariable{benchfixture.StringVariable(variable)}
 			err = env.Client.Patch(ctx, cc, patch)
 		}
 		if err != nil {
@@ -133,13 +132,6 @@ func TestManager_ConfigsThatComeAndGoLeaveNothingBehind(t *testing.T) {
 			fmt.Sprintf("before %+v, after %+v", before, after)
 	})
 	t.Logf("%d cycles: before %+v, after %+v", cycles, before, after)
-}
-
-// inline is an optional string variable defined in a ClusterClass.
-func inline(name string) clusterv1.ClusterClassVariable {
-	v := benchfixture.StringVariable(name)
-	v.Required = ptr.To(false)
-	return v
 }
 
 // waitPublished waits until the ClusterClass at key reconciled generation

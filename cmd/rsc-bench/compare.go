@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/auditcount"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/loadtest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+)
+
+// controllerUser is the user each measured controller runs as, so that the
+// audit log tells its requests from the driver's.
+const controllerUser = "controller"
+
+// compareScenario runs s once under our controller and once under Cluster
+// API's core manager, each as its own process on a fresh control plane
+// with an audit log, and returns both results.
+func compareScenario(ctx context.Context, o loadtestOptions, s loadtest.Scenario, stderr io.Writer) (ours, capi *loadtest.Result, err error) {
+	binDir := o.binDir
+	if binDir == "" {
+		if binDir, err = toolbin.Dir(); err != nil {
+			return nil, nil, err
+		}
+	}
+	// Never a silent fallback to the simulation: without Cluster API's
+	// manager there is nothing to compare with.
+	if err := capibaseline.Check(binDir); err != nil {
+		return nil, nil, fmt.Errorf("--compare capi: %w", err)
+	}
+	if _, err := os.Stat(o.controllerBinary); err != nil {
+		return nil, nil, fmt.Errorf("--controller-binary %s: not a file (build it with make build): %v", o.controllerBinary, err)
+	}
+	crds, err := capibaseline.CRDs(binDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	crds = append(append([]*apiextensionsv1.CustomResourceDefinition{}, crds...), minimalclass.TemplateCRDs()...)
+
+	for _, which := range []string{loadtest.NameOurs, loadtest.NameCAPI} {
+		dir := filepath.Join(o.localDir, which)
+		fmt.Fprintf(stderr, "scenario %s under %s (control plane in %s)\n", s.Name, which, dir)
+		result, err := measureUnder(ctx, o, s, which, dir, binDir, crds, stderr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("scenario %s under %s: %w", s.Name, which, err)
+		}
+		if which == loadtest.NameOurs {
+			ours = result
+		} else {
+			capi = result
+		}
+	}
+	return ours, capi, nil
+}
+
+// measureUnder runs s under one controller on a fresh control plane in dir.
+func measureUnder(ctx context.Context, o loadtestOptions, s loadtest.Scenario, which, dir, binDir string,
+	crds []*apiextensionsv1.CustomResourceDefinition, stderr io.Writer,
+) (*loadtest.Result, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("wipe %s: %w", dir, err)
+	}
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, BinDir: binDir, CRDs: crds, AuditLog: true})
+	if err != nil {
+		return nil, fmt.Errorf("local control plane: %w", err)
+	}
+	defer cluster.Stop()
+	kubeconfig, _, err := cluster.User(controllerUser)
+	if err != nil {
+		return nil, err
+	}
+	logDir := filepath.Join(dir, "logs")
+	var controller loadtest.Controller
+	if which == loadtest.NameCAPI {
+		controller = loadtest.CAPIProcess(binDir, kubeconfig, logDir)
+	} else {
+		controller = loadtest.OurProcess(o.controllerBinary, kubeconfig, logDir)
+	}
+	driver := cluster.Config()
+	driver.QPS, driver.Burst = 500, 1000
+	return loadtest.Run(ctx, s, loadtest.Options{
+		Config: driver, Quiet: o.quiet, Timeout: o.timeout, Progress: stderr,
+		// The rollout rows need Cluster API's fixed 10-minute cache TTL to
+		// pass; they are not part of the comparison yet.
+		RolloutMaxAge:  -1,
+		Controller:     controller,
+		Audit:          auditcount.Open(cluster.AuditLogPath()),
+		ControllerUser: controllerUser,
+	})
+}
+
+// compareMain runs every scenario under both controllers and writes the
+// side-by-side tables and both results into results.json.
+func compareMain(ctx context.Context, o loadtestOptions, scenarios []loadtest.Scenario, stdout, stderr io.Writer) error {
+	var results []*loadtest.Result
+	for _, s := range scenarios {
+		ours, capi, err := compareScenario(ctx, o, s, stderr)
+		if err != nil {
+			return err
+		}
+		if err := loadtest.WriteComparison(stdout, ours, capi); err != nil {
+			return err
+		}
+		results = append(results, ours, capi)
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(o.out, "results.json")
+	if err := loadtest.WriteJSON(path, results); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", path)
+	return nil
+}

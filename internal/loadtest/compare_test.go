@@ -1,0 +1,74 @@
+package loadtest
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/auditcount"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
+)
+
+// The comparison's baseline works: Cluster API's own manager starts on a
+// control plane with an audit log, reconciles the seed fixture, and every
+// measured column has something in it.
+func TestRun_ClusterAPIBaselineReportsEveryColumn(t *testing.T) {
+	binDir := capibaseline.Require(t)
+	crds, err := capibaseline.CRDs(binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds = append(append([]*apiextensionsv1.CustomResourceDefinition{}, crds...), minimalclass.TemplateCRDs()...)
+	dir := t.TempDir()
+	cluster, err := localcluster.Start(context.Background(), localcluster.Options{Dir: dir, BinDir: binDir, CRDs: crds, AuditLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.Stop() })
+	kubeconfig, _, err := cluster.User("controller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	result, err := Run(context.Background(), SeedScenario(), Options{
+		Config: cluster.Config(), Quiet: time.Second, Timeout: time.Minute, RolloutMaxAge: -1,
+		Controller:     CAPIProcess(binDir, kubeconfig, filepath.Join(dir, "logs")),
+		Audit:          auditcount.Open(cluster.AuditLogPath()),
+		ControllerUser: "controller",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if result.Controller != NameCAPI {
+		t.Errorf("result names %q, want %q", result.Controller, NameCAPI)
+	}
+	var reconciles, calls, discoveries, requests, statusWrites int64
+	converged := false
+	for _, row := range result.Rows {
+		if row.Requests == nil || row.StatusWrites == nil {
+			t.Fatalf("%s: no audit counts", row.Event)
+		}
+		if row.ScanReconciles != 0 || row.ScanEnqueues != 0 {
+			t.Errorf("%s: a simulated scan beside the real one", row.Event)
+		}
+		reconciles += int64(row.Reconciles)
+		calls += row.Calls
+		discoveries += row.DiscoveryCalls
+		requests += int64(*row.Requests)
+		statusWrites += int64(*row.StatusWrites)
+		converged = converged || row.Convergence > 0
+	}
+	for column, v := range map[string]int64{"reconciles": reconciles, "DiscoverVariables calls": calls, "Discovery calls": discoveries,
+		"apiserver requests": requests, "status writes": statusWrites} {
+		if v == 0 {
+			t.Errorf("no %s in any row", column)
+		}
+	}
+	if !converged {
+		t.Error("Cluster API converged on no event")
+	}
+}

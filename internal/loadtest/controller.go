@@ -1,0 +1,214 @@
+package loadtest
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/drill"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+)
+
+// Controller is the controller a run measures: ours in this process, ours
+// as its own process, or Cluster API's core manager.
+type Controller interface {
+	// Name says which it is in tables.
+	Name() string
+	// Start runs it. maxAge is our --variables-cache-max-age; Cluster API
+	// has no such setting.
+	Start(ctx context.Context, maxAge time.Duration) error
+	// Stop ends it; Start may run it again.
+	Stop()
+	// Reconciles is controller_runtime_reconcile_total of its ClusterClass
+	// controller, summed over every start.
+	Reconciles() int64
+	// Refreshes counts the DiscoverVariables answers it asked again, all
+	// and those that came back the same; zero where it does not say.
+	Refreshes() (all, unchanged float64)
+}
+
+// Controller names in results.
+const (
+	NameOurs = "runtime-sdk-controller"
+	NameCAPI = "cluster-api-v1.14.2"
+)
+
+// The flags both processes run with: Cluster API v1.14.2's core manager's
+// defaults, so that neither is throttled differently.
+var sharedFlags = []string{"--kube-api-qps=100", "--kube-api-burst=200"}
+
+// inProcess runs our manager in this process, where the simulated scan can
+// read its cache.
+type inProcess struct {
+	config *rest.Config
+	mgr    ctrl.Manager
+	stop   func()
+}
+
+func (c *inProcess) Name() string { return NameOurs }
+
+func (c *inProcess) Start(ctx context.Context, maxAge time.Duration) error {
+	ctx, cancel := context.WithCancel(ctx)
+	mgr, err := setup.New(ctx, c.config, setup.Options{
+		VariablesCacheMaxAge:   maxAge,
+		MetricsBindAddress:     "0",
+		HealthProbeBindAddress: "0",
+		// Re-discovery would add noise; the events trigger it on purpose.
+		RediscoveryInterval:     time.Hour,
+		ClusterClassConcurrency: 10,
+	})
+	if err != nil {
+		cancel()
+		return err
+	}
+	c.mgr = mgr
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = mgr.Start(ctx)
+	}()
+	c.stop = func() {
+		cancel()
+		<-done
+	}
+	return nil
+}
+
+func (c *inProcess) Stop() {
+	if c.stop != nil {
+		c.stop()
+		c.stop = nil
+	}
+}
+
+func (c *inProcess) Reconciles() int64 {
+	m, err := managerprocess.Gather(ctrlmetrics.Registry)
+	if err != nil {
+		return 0
+	}
+	return int64(m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"}))
+}
+
+func (c *inProcess) Refreshes() (all, unchanged float64) { return refreshes(), unchangedRefreshes() }
+
+// cache is what the simulated scan reads.
+func (c *inProcess) cache() client.Reader { return c.mgr.GetCache() }
+
+// process is a controller running as its own process, scraped over HTTP.
+type process struct {
+	name    string
+	start   func(ctx context.Context, maxAge time.Duration, logPath string) (*managerprocess.Process, func(), error)
+	logDir  string
+	running *managerprocess.Process
+	stop    func()
+	starts  int
+	// earlier sums what the processes stopped before had counted.
+	earlier                metricTotals
+	lastReconciles         int64
+	lastAll, lastUnchanged float64
+}
+
+type metricTotals struct {
+	reconciles     int64
+	all, unchanged float64
+}
+
+// OurProcess runs our controller binary against kubeconfig, its logs in
+// logDir, with args after the shared flags.
+func OurProcess(binary, kubeconfig, logDir string, args ...string) Controller {
+	return &process{
+		name:   NameOurs,
+		logDir: logDir,
+		start: func(ctx context.Context, maxAge time.Duration, logPath string) (*managerprocess.Process, func(), error) {
+			flags := append(append([]string{}, sharedFlags...),
+				"--rediscovery-interval=1h", "--variables-cache-max-age="+maxAge.String())
+			c, err := drill.StartController(ctx, drill.ControllerOptions{
+				Binary: binary, Kubeconfig: kubeconfig, LogPath: logPath, Args: append(flags, args...),
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			return c.Process, c.Stop, nil
+		},
+	}
+}
+
+// CAPIProcess runs Cluster API's core manager (bin/capi-baseline in binDir)
+// against kubeconfig, its logs in logDir, with args after the shared flags.
+func CAPIProcess(binDir, kubeconfig, logDir string, args ...string) Controller {
+	return &process{
+		name:   NameCAPI,
+		logDir: logDir,
+		start: func(ctx context.Context, _ time.Duration, logPath string) (*managerprocess.Process, func(), error) {
+			m, err := capibaseline.Start(ctx, capibaseline.Options{
+				BinDir: binDir, Kubeconfig: kubeconfig, LogPath: logPath,
+				Args: append(append([]string{}, sharedFlags...), args...),
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			return m.Process, m.Stop, nil
+		},
+	}
+}
+
+func (p *process) Name() string { return p.name }
+
+func (p *process) Start(ctx context.Context, maxAge time.Duration) error {
+	p.starts++
+	logPath := filepath.Join(p.logDir, p.name+"-"+strconv.Itoa(p.starts)+".log")
+	running, stop, err := p.start(ctx, maxAge, logPath)
+	if err != nil {
+		return err
+	}
+	p.running, p.stop = running, stop
+	return nil
+}
+
+func (p *process) Stop() {
+	if p.stop == nil {
+		return
+	}
+	p.scrape()
+	p.earlier.reconciles += p.lastReconciles
+	p.earlier.all += p.lastAll
+	p.earlier.unchanged += p.lastUnchanged
+	p.lastReconciles, p.lastAll, p.lastUnchanged = 0, 0, 0
+	p.stop()
+	p.stop, p.running = nil, nil
+}
+
+// scrape reads the running process's counters; a failed scrape keeps the
+// last ones (they only grow).
+func (p *process) scrape() {
+	if p.running == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	m, err := p.running.Scrape(ctx)
+	if err != nil {
+		return
+	}
+	p.lastReconciles = int64(m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"}))
+	p.lastAll = m.Sum("runtime_sdk_variables_refreshes_total", nil)
+	p.lastUnchanged = m.Sum("runtime_sdk_variables_refreshes_total", map[string]string{"outcome": "unchanged"})
+}
+
+func (p *process) Reconciles() int64 {
+	p.scrape()
+	return p.earlier.reconciles + p.lastReconciles
+}
+
+func (p *process) Refreshes() (all, unchanged float64) {
+	p.scrape()
+	return p.earlier.all + p.lastAll, p.earlier.unchanged + p.lastUnchanged
+}
