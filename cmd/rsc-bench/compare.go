@@ -11,8 +11,8 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/loadtest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
