@@ -87,7 +87,7 @@ func measureUnder(ctx context.Context, o loadtestOptions, s loadtest.Scenario, w
 	driver := cluster.Config()
 	driver.QPS, driver.Burst = 500, 1000
 	return loadtest.Run(ctx, s, loadtest.Options{
-		Config: driver, Quiet: o.quiet, Timeout: o.timeout, Progress: stderr,
+		Config: driver, Quiet: o.quiet, Timeout: o.timeout, Progress: stderr, IdlePeriod: o.idlePeriod,
 		// The rollout rows need Cluster API's fixed 10-minute cache TTL to
 		// pass; they are not part of the comparison yet.
 		RolloutMaxAge:  -1,
@@ -114,10 +114,5 @@ func compareMain(ctx context.Context, o loadtestOptions, scenarios []loadtest.Sc
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	path := filepath.Join(o.out, "results.json")
-	if err := loadtest.WriteJSON(path, results); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s\n", path)
-	return nil
+	return writeResults(o, results, stdout)
 }

@@ -22,9 +22,8 @@ import (
 type Controller interface {
 	// Name says which it is in tables.
 	Name() string
-	// Start runs it. maxAge is our --variables-cache-max-age; Cluster API
-	// has no such setting.
-	Start(ctx context.Context, maxAge time.Duration) error
+	// Start runs it with the periods of its periodic work.
+	Start(ctx context.Context, p Periods) error
 	// Stop ends it; Start may run it again.
 	Stop()
 	// Reconciles is controller_runtime_reconcile_total of its ClusterClass
@@ -33,6 +32,19 @@ type Controller interface {
 	// Refreshes counts the DiscoverVariables answers it asked again, all
 	// and those that came back the same; zero where it does not say.
 	Refreshes() (all, unchanged float64)
+}
+
+// Periods set a controller's periodic work. Zero keeps it out of the way
+// of the events, which trigger the work they need.
+type Periods struct {
+	// VariablesMaxAge is our --variables-cache-max-age (zero: answers are
+	// never asked again). Cluster API's DiscoverVariables cache TTL is
+	// fixed at 10 minutes.
+	VariablesMaxAge time.Duration
+	// Resync is our --rediscovery-interval and Cluster API's
+	// --sync-period (zero: an hour for ours, Cluster API's default of 10
+	// minutes).
+	Resync time.Duration
 }
 
 // Controller names in results.
@@ -45,6 +57,15 @@ const (
 // defaults, so that neither is throttled differently.
 var sharedFlags = []string{"--kube-api-qps=100", "--kube-api-burst=200"}
 
+// ourResync is our --rediscovery-interval: an hour unless set, so that
+// re-discovery adds no noise to events that trigger Discovery themselves.
+func (p Periods) ourResync() time.Duration {
+	if p.Resync > 0 {
+		return p.Resync
+	}
+	return time.Hour
+}
+
 // inProcess runs our manager in this process, where the simulated scan can
 // read its cache.
 type inProcess struct {
@@ -55,14 +76,13 @@ type inProcess struct {
 
 func (c *inProcess) Name() string { return NameOurs }
 
-func (c *inProcess) Start(ctx context.Context, maxAge time.Duration) error {
+func (c *inProcess) Start(ctx context.Context, p Periods) error {
 	ctx, cancel := context.WithCancel(ctx)
 	mgr, err := setup.New(ctx, c.config, setup.Options{
-		VariablesCacheMaxAge:   maxAge,
-		MetricsBindAddress:     "0",
-		HealthProbeBindAddress: "0",
-		// Re-discovery would add noise; the events trigger it on purpose.
-		RediscoveryInterval:     time.Hour,
+		VariablesCacheMaxAge:    p.VariablesMaxAge,
+		MetricsBindAddress:      "0",
+		HealthProbeBindAddress:  "0",
+		RediscoveryInterval:     p.ourResync(),
 		ClusterClassConcurrency: 10,
 	})
 	if err != nil {
@@ -105,7 +125,7 @@ func (c *inProcess) cache() client.Reader { return c.mgr.GetCache() }
 // process is a controller running as its own process, scraped over HTTP.
 type process struct {
 	name    string
-	start   func(ctx context.Context, maxAge time.Duration, logPath string) (*managerprocess.Process, func(), error)
+	start   func(ctx context.Context, p Periods, logPath string) (*managerprocess.Process, func(), error)
 	logDir  string
 	running *managerprocess.Process
 	stop    func()
@@ -127,9 +147,9 @@ func OurProcess(binary, kubeconfig, logDir string, args ...string) Controller {
 	return &process{
 		name:   NameOurs,
 		logDir: logDir,
-		start: func(ctx context.Context, maxAge time.Duration, logPath string) (*managerprocess.Process, func(), error) {
+		start: func(ctx context.Context, p Periods, logPath string) (*managerprocess.Process, func(), error) {
 			flags := append(append([]string{}, sharedFlags...),
-				"--rediscovery-interval=1h", "--variables-cache-max-age="+maxAge.String())
+				"--rediscovery-interval="+p.ourResync().String(), "--variables-cache-max-age="+p.VariablesMaxAge.String())
 			c, err := drill.StartController(ctx, drill.ControllerOptions{
 				Binary: binary, Kubeconfig: kubeconfig, LogPath: logPath, Args: append(flags, args...),
 			})
@@ -147,10 +167,14 @@ func CAPIProcess(binDir, kubeconfig, logDir string, args ...string) Controller {
 	return &process{
 		name:   NameCAPI,
 		logDir: logDir,
-		start: func(ctx context.Context, _ time.Duration, logPath string) (*managerprocess.Process, func(), error) {
+		start: func(ctx context.Context, p Periods, logPath string) (*managerprocess.Process, func(), error) {
+			flags := append([]string{}, sharedFlags...)
+			if p.Resync > 0 {
+				flags = append(flags, "--sync-period="+p.Resync.String())
+			}
 			m, err := capibaseline.Start(ctx, capibaseline.Options{
 				BinDir: binDir, Kubeconfig: kubeconfig, LogPath: logPath,
-				Args: append(append([]string{}, sharedFlags...), args...),
+				Args: append(flags, args...),
 			})
 			if err != nil {
 				return nil, nil, err
@@ -162,10 +186,10 @@ func CAPIProcess(binDir, kubeconfig, logDir string, args ...string) Controller {
 
 func (p *process) Name() string { return p.name }
 
-func (p *process) Start(ctx context.Context, maxAge time.Duration) error {
+func (p *process) Start(ctx context.Context, periods Periods) error {
 	p.starts++
 	logPath := filepath.Join(p.logDir, p.name+"-"+strconv.Itoa(p.starts)+".log")
-	running, stop, err := p.start(ctx, maxAge, logPath)
+	running, stop, err := p.start(ctx, periods, logPath)
 	if err != nil {
 		return err
 	}

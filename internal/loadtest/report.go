@@ -78,8 +78,51 @@ func totals(r *Result) (reconciles, calls, scanReconciles int) {
 	return
 }
 
+// point is one scenario size on the chart: our result, and Cluster API's
+// when the run compared the two.
+type point struct {
+	n          int
+	ours, capi *Result
+}
+
+// chartPoints pairs results by scenario size, smallest first. A size with
+// only a Cluster API result is left out.
+func chartPoints(results []*Result) []point {
+	byN := map[int]*point{}
+	for _, r := range results {
+		n := r.Scenario.ClusterClasses
+		if byN[n] == nil {
+			byN[n] = &point{n: n}
+		}
+		if r.Controller == NameCAPI {
+			byN[n].capi = r
+		} else {
+			byN[n].ours = r
+		}
+	}
+	var points []point
+	for _, p := range byN {
+		if p.ours != nil {
+			points = append(points, *p)
+		}
+	}
+	sort.Slice(points, func(i, j int) bool { return points[i].n < points[j].n })
+	// Cluster API's lines only where every size has its result.
+	for _, p := range points {
+		if p.capi == nil {
+			for i := range points {
+				points[i].capi = nil
+			}
+			break
+		}
+	}
+	return points
+}
+
 // WriteSVG charts, against the number of ClusterClasses, the reconciles
-// and extension calls all events cost, ours and the scan's, on a log scale.
+// and extension calls all events cost, on a log scale: ours and the
+// simulated scan's, or ours and Cluster API's when the results compare
+// the two.
 func WriteSVG(path string, results []*Result) error {
 	const (
 		width, height = 720, 420
@@ -88,20 +131,23 @@ func WriteSVG(path string, results []*Result) error {
 	)
 	type series struct {
 		name, color, dash string
-		value             func(*Result) int
+		value             func(point) int
 	}
+	points := chartPoints(results)
 	all := []series{
-		{"simulated scan reconciles", "#c0392b", "", func(r *Result) int { _, _, v := totals(r); return v }},
-		{"our reconciles", "#2471a3", "", func(r *Result) int { v, _, _ := totals(r); return v }},
-		{"our calls", "#2471a3", "6,4", func(r *Result) int { _, v, _ := totals(r); return v }},
+		{"simulated scan reconciles", "#c0392b", "", func(p point) int { _, _, v := totals(p.ours); return v }},
+		{"our reconciles", "#2471a3", "", func(p point) int { v, _, _ := totals(p.ours); return v }},
+		{"our calls", "#2471a3", "6,4", func(p point) int { _, v, _ := totals(p.ours); return v }},
 	}
-	results = append([]*Result(nil), results...)
-	sort.SliceStable(results, func(i, j int) bool { return results[i].Scenario.ClusterClasses < results[j].Scenario.ClusterClasses })
+	if len(points) > 0 && points[0].capi != nil {
+		all[0] = series{"Cluster API reconciles", "#c0392b", "", func(p point) int { v, _, _ := totals(p.capi); return v }}
+		all = append(all, series{"Cluster API calls", "#c0392b", "6,4", func(p point) int { _, v, _ := totals(p.capi); return v }})
+	}
 	maxN, maxV := 1, 1
-	for _, r := range results {
-		maxN = max(maxN, r.Scenario.ClusterClasses)
+	for _, p := range points {
+		maxN = max(maxN, p.n)
 		for _, s := range all {
-			maxV = max(maxV, s.value(r))
+			maxV = max(maxV, s.value(p))
 		}
 	}
 	logScale := func(v, top float64) float64 {
@@ -121,22 +167,21 @@ func WriteSVG(path string, results []*Result) error {
 	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">Reconciles and extension calls for all events, by ClusterClasses (log scales)</text>`+"\n", left)
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", left, height-bottom, width-right, height-bottom)
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", left, top, left, height-bottom)
-	for _, r := range results {
-		n := r.Scenario.ClusterClasses
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%d</text>`+"\n", x(n), height-bottom+18, n)
+	for _, p := range points {
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%d</text>`+"\n", x(p.n), height-bottom+18, p.n)
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">ClusterClasses</text>`+"\n", (left+width-right)/2, height-10)
 	for v := 1; v <= maxV*10; v *= 10 {
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%d</text>`+"\n", left-6, y(v)+4, v)
 	}
 	for i, s := range all {
-		var points []string
-		for _, r := range results {
-			points = append(points, fmt.Sprintf("%.1f,%.1f", x(r.Scenario.ClusterClasses), y(s.value(r))))
+		var line []string
+		for _, p := range points {
+			line = append(line, fmt.Sprintf("%.1f,%.1f", x(p.n), y(s.value(p))))
 		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" stroke-dasharray="%s" points="%s"/>`+"\n", s.color, s.dash, strings.Join(points, " "))
-		for _, r := range results {
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", x(r.Scenario.ClusterClasses), y(s.value(r)), s.color)
+		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" stroke-dasharray="%s" points="%s"/>`+"\n", s.color, s.dash, strings.Join(line, " "))
+		for _, p := range points {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", x(p.n), y(s.value(p)), s.color)
 		}
 		ly := top + 20 + i*20
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`+"\n", width-right+15, ly, width-right+45, ly, s.color, s.dash)

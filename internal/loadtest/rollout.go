@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -45,6 +46,21 @@ func (r *run) rolloutEvents() []event {
 		// are the idle row's cost, not the rollout's.
 		withoutIdleRefreshes: true,
 	}}
+}
+
+// idleEvent lets one period of periodic work pass with nothing changing,
+// and a tenth more for the jitter of Cluster API's resync. Our optimum is
+// no reconcile and one call per answer in use; Cluster API reconciles every
+// ClusterClass and runs Discovery of every ExtensionConfig each sync
+// period, and its DiscoverVariables cache lives 10 minutes whatever the
+// period.
+func (r *run) idleEvent(period time.Duration) event {
+	return event{
+		name:    "idle for one period of periodic work (" + period.String() + ")",
+		window:  period + period/10,
+		apply:   func(context.Context) (applied, error) { return applied{}, nil },
+		optimum: r.answersInUse,
+	}
 }
 
 // answersInUse is the optimum of an idle max-age interval: no reconcile,

@@ -38,6 +38,11 @@ type Options struct {
 	// refreshes it causes count in no other row (default 10s; negative
 	// skips the rollout events).
 	RolloutMaxAge time.Duration
+	// IdlePeriod, when positive, restarts the controller after the events
+	// with its periodic work every IdlePeriod (our rediscovery and
+	// variables max age, Cluster API's sync period) and adds a row of what
+	// one such period costs while nothing changes.
+	IdlePeriod time.Duration
 	// Controller is what is measured; nil runs ours in this process, with
 	// the simulated scan of Cluster API's mapping beside it.
 	Controller Controller
@@ -72,6 +77,9 @@ type Row struct {
 	// Convergence is the time from the change to every affected
 	// ClusterClass's status showing it, when measured.
 	Convergence time.Duration `json:"convergenceNanos,omitempty"`
+	// Window, for the idle row, is how long it was measured: one period
+	// of periodic work and a margin for its jitter.
+	Window time.Duration `json:"windowNanos,omitempty"`
 	// NotConverged says the event's change was not shown within the step
 	// timeout (Cluster API's ClusterClasses may wait for a resync).
 	NotConverged bool `json:"notConverged,omitempty"`
@@ -143,7 +151,7 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if err := f.create(ctx, c); err != nil {
 		return nil, err
 	}
-	if err := r.controller.Start(ctx, 0); err != nil {
+	if err := r.controller.Start(ctx, Periods{}); err != nil {
 		return nil, err
 	}
 	defer r.controller.Stop()
@@ -155,11 +163,20 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if err := r.measureAll(ctx, result, r.events()); err != nil {
 		return nil, err
 	}
+	if opts.IdlePeriod > 0 {
+		r.progress("restarting the controller with its periodic work every %s for the idle event", opts.IdlePeriod)
+		if err := r.restartManager(ctx, Periods{VariablesMaxAge: opts.IdlePeriod, Resync: opts.IdlePeriod}); err != nil {
+			return nil, err
+		}
+		if err := r.measureAll(ctx, result, []event{r.idleEvent(opts.IdlePeriod)}); err != nil {
+			return nil, err
+		}
+	}
 	if opts.RolloutMaxAge < 0 {
 		return result, nil
 	}
 	r.progress("restarting the controller with --variables-cache-max-age=%s for the rollout events", opts.RolloutMaxAge)
-	if err := r.restartManager(ctx, opts.RolloutMaxAge); err != nil {
+	if err := r.restartManager(ctx, Periods{VariablesMaxAge: opts.RolloutMaxAge}); err != nil {
 		return nil, err
 	}
 	if err := r.measureAll(ctx, result, r.rolloutEvents()); err != nil {
@@ -187,10 +204,10 @@ func (r *run) progress(format string, args ...any) {
 
 // restartManager stops the controller, starts a new one with maxAge and
 // waits until it has reconciled every ClusterClass and gone idle.
-func (r *run) restartManager(ctx context.Context, maxAge time.Duration) error {
+func (r *run) restartManager(ctx context.Context, periods Periods) error {
 	r.controller.Stop()
 	base := r.reconciles()
-	if err := r.controller.Start(ctx, maxAge); err != nil {
+	if err := r.controller.Start(ctx, periods); err != nil {
 		return err
 	}
 	return r.poll(ctx, "reconcile after the restart", func() (bool, error) {
@@ -228,7 +245,12 @@ func (r *run) waitInitial(ctx context.Context) error {
 // poll runs check until it passes and, when idle is set, until no
 // reconcile happened for the quiet period after that.
 func (r *run) poll(ctx context.Context, what string, check func() (bool, error), idle bool) error {
-	deadline := time.Now().Add(r.opts.Timeout)
+	return r.pollFor(ctx, what, check, idle, r.opts.Timeout)
+}
+
+// pollFor is poll with its own timeout.
+func (r *run) pollFor(ctx context.Context, what string, check func() (bool, error), idle bool, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	lastCount, lastChange := r.reconciles(), time.Now()
 	passed := false
 	for {
@@ -246,7 +268,7 @@ func (r *run) poll(ctx context.Context, what string, check func() (bool, error),
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: %w within %s", what, errNotDone, r.opts.Timeout)
+			return fmt.Errorf("%s: %w within %s", what, errNotDone, timeout)
 		}
 		select {
 		case <-ctx.Done():
@@ -270,6 +292,9 @@ type event struct {
 	// shows the change; the time to get there is measured.
 	converged func(ctx context.Context) (bool, error)
 	note      string
+	// window, when set, makes the event last that long: it measures what
+	// passing time costs.
+	window time.Duration
 	// withoutIdleRefreshes leaves out of the row's calls the refreshes
 	// that found an answer unchanged: the max age's own cost, which the
 	// idle row accounts, paid again for every max age a slow event lasts.
@@ -313,6 +338,10 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
+	if e.window > 0 {
+		end := started.Add(e.window)
+		change.seen = func() (bool, error) { return !time.Now().Before(end), nil }
+	}
 	seen := change.seen
 	if seen == nil {
 		seen = func() (bool, error) { return true, nil }
@@ -332,7 +361,7 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 			convergence = time.Since(started)
 		}
 	}
-	if err := r.poll(ctx, "settle", seen, true); err != nil {
+	if err := r.pollFor(ctx, "settle", seen, true, r.opts.Timeout+e.window); err != nil {
 		return Row{}, err
 	}
 	calls := r.discoverVariablesCalls() - callsBefore
@@ -354,6 +383,9 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 		Convergence:       convergence,
 		NotConverged:      notConverged,
 		Note:              e.note,
+	}
+	if e.window > 0 {
+		row.Window = time.Since(started)
 	}
 	if r.opts.Audit != nil {
 		counts, err := r.opts.Audit.Since(auditMark)

@@ -88,3 +88,32 @@ func TestScenario_ReferencesAreDistinctAndSkewed(t *testing.T) {
 		t.Errorf("most used config has %d references, median %d: not skewed", maxCount, median)
 	}
 }
+
+// A comparison's chart draws Cluster API's measured lines in place of the
+// simulated scan.
+func TestWriteSVG_ComparisonDrawsClusterAPIsLines(t *testing.T) {
+	row := func(reconciles int, calls int64) []Row { return []Row{{Event: "e", Reconciles: reconciles, Calls: calls}} }
+	results := []*Result{
+		{Controller: NameOurs, Scenario: Scenario{ClusterClasses: 10}, Rows: row(1, 1)},
+		{Controller: NameCAPI, Scenario: Scenario{ClusterClasses: 10}, Rows: row(20, 3)},
+		{Controller: NameOurs, Scenario: Scenario{ClusterClasses: 1000}, Rows: row(5, 1)},
+		{Controller: NameCAPI, Scenario: Scenario{ClusterClasses: 1000}, Rows: row(2000, 9)},
+	}
+	path := filepath.Join(t.TempDir(), "chart.svg")
+	if err := WriteSVG(path, results); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(data)
+	for _, want := range []string{"Cluster API reconciles", "Cluster API calls", "our reconciles", "our calls"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+	if strings.Contains(svg, "simulated") || strings.Count(svg, "<polyline") != 4 {
+		t.Errorf("want four measured lines and no simulated one:\n%s", svg)
+	}
+}
