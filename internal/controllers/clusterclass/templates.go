@@ -34,8 +34,9 @@ import (
 
 // Templates are owned by the ClusterClasses that reference them, so that
 // `clusterctl move` carries them along and garbage collection deletes them
-// with their last ClusterClass, as Cluster API's own controller does.
-// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io;controlplane.cluster.x-k8s.io,resources=*,verbs=get;patch
+// with their last ClusterClass, as Cluster API's own controller does. Their
+// metadata is watched, so that an owner already set costs no request.
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io;controlplane.cluster.x-k8s.io,resources=*,verbs=get;list;watch;patch
 // The contract label on a template's CRD names its newest API version.
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 
@@ -120,6 +121,15 @@ func (r *Reconciler) reconcileTemplates(ctx context.Context, cc *clusterv1.Clust
 // list without it would drop another's entry.
 func (r *Reconciler) ensureOwned(ctx context.Context, cc *clusterv1.ClusterClass, ref *corev1.ObjectReference) error {
 	desired := metav1.OwnerReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "ClusterClass", Name: cc.Name, UID: cc.UID}
+	// Nearly always the owner is there already: the cached metadata says
+	// so without a request to kube-apiserver, where reading the template
+	// itself would cost one per template per reconcile. A cache that lags
+	// or misses only sends us to the read below.
+	cached := &metav1.PartialObjectMetadata{}
+	cached.SetGroupVersionKind(ref.GroupVersionKind())
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cached); err == nil && hasOwner(cached.GetOwnerReferences(), desired) {
+		return nil
+	}
 	where := fmt.Sprintf("%s %s/%s (%s)", ref.Kind, ref.Namespace, ref.Name, ref.APIVersion)
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		template := &unstructured.Unstructured{}
