@@ -92,7 +92,9 @@ func TestScenario_ReferencesAreDistinctAndSkewed(t *testing.T) {
 // A comparison's chart draws Cluster API's measured lines in place of the
 // simulated scan.
 func TestWriteSVG_ComparisonDrawsClusterAPIsLines(t *testing.T) {
-	row := func(reconciles int, calls int64) []Row { return []Row{{Event: "e", Reconciles: reconciles, Calls: calls}} }
+	row := func(reconciles int, calls int64) []Row {
+		return []Row{{Event: "e", Reconciles: reconciles, Calls: calls}}
+	}
 	results := []*Result{
 		{Controller: NameOurs, Scenario: Scenario{ClusterClasses: 10}, Rows: row(1, 1)},
 		{Controller: NameCAPI, Scenario: Scenario{ClusterClasses: 10}, Rows: row(20, 3)},
