@@ -28,8 +28,15 @@ const (
 	CRDDir = "capi-baseline-crds"
 )
 
+// Module and Version are what bin/capi-baseline is built from, unmodified
+// (hack/capi-baseline/go.mod pins it).
+const (
+	Module  = "sigs.k8s.io/cluster-api"
+	Version = "v1.14.2"
+)
+
 // ErrMissing is returned when `make capi-baseline` has not run.
-var ErrMissing = errors.New("bin/capi-baseline is missing: build it with `make capi-baseline`")
+var ErrMissing = errors.New("bin/capi-baseline (Cluster API's core manager, " + Module + " " + Version + ") is missing: build it with `make capi-baseline`")
 
 // Check returns ErrMissing (wrapped, naming the path) when the binary or its
 // CRDs are not in binDir.
@@ -130,7 +137,7 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	})
 	if err != nil {
 		os.RemoveAll(certDir)
-		return nil, err
+		return nil, fmt.Errorf("Cluster API's core manager (%s %s): %w", Module, Version, err)
 	}
 	m := &Manager{Process: p, certDir: certDir}
 	// Ready means its webhook server listens; its registry warm-up runs
@@ -139,7 +146,7 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	// process after 60 s: wait for it to say it is done.
 	if err := m.waitForLog(ctx, warmedUp, 2*time.Minute); err != nil {
 		m.Stop()
-		return nil, err
+		return nil, fmt.Errorf("Cluster API's core manager (%s %s): %w", Module, Version, err)
 	}
 	return m, nil
 }

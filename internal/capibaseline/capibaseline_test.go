@@ -2,7 +2,10 @@ package capibaseline_test
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,5 +44,26 @@ func TestStart_RunsClusterAPIsManagerWithItsRuntimeSDKControllers(t *testing.T) 
 			workers := metrics.Sum("controller_runtime_max_concurrent_reconciles", map[string]string{"controller": controller})
 			return workers > 0, "no workers reported"
 		})
+	}
+}
+
+// The version errors and reports name is the one hack/capi-baseline builds.
+func TestVersion_IsTheOneTheBaselineIsBuiltFrom(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "hack", "capi-baseline", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := capibaseline.Module + " " + capibaseline.Version; !strings.Contains(string(data), want) {
+		t.Errorf("hack/capi-baseline/go.mod does not require %s", want)
+	}
+}
+
+// A missing baseline is an error naming what to build, never a silent
+// fallback.
+func TestCheck_NamesTheModuleAndVersionOfAMissingBaseline(t *testing.T) {
+	err := capibaseline.Check(t.TempDir())
+	if !errors.Is(err, capibaseline.ErrMissing) || !strings.Contains(err.Error(), capibaseline.Module+" "+capibaseline.Version) ||
+		!strings.Contains(err.Error(), "make capi-baseline") {
+		t.Errorf("Check on an empty directory: %v", err)
 	}
 }
