@@ -21,7 +21,7 @@ import (
 func (r *run) events() []event {
 	f := r.fixture
 	popular := f.mostPopular()
-	events := []event{r.resyncEvent(), r.statusWriteEvent(popular[0]), r.timeoutEvent(popular[0])}
+	events := []event{r.updateEveryConfigEvent(), r.statusWriteEvent(popular[0]), r.timeoutEvent(popular[0])}
 	for _, i := range popular {
 		if f.configs[i].selector != nil && len(f.referencers(i)) > 0 {
 			events = append(events, r.selectorEvent(i))
@@ -31,12 +31,13 @@ func (r *run) events() []event {
 	return append(events, r.namespaceFlipEvent(), r.newVariablesEvent(popular[1]))
 }
 
-// resyncEvent touches every ExtensionConfig, as a periodic resync delivers
-// each one again: nothing changes that a ClusterClass can observe.
-func (r *run) resyncEvent() event {
+// updateEveryConfigEvent touches an annotation of every ExtensionConfig: an update
+// event for each, like the resync Cluster API once mapped (it now filters
+// pure resyncs, not updates), and nothing a ClusterClass can observe.
+func (r *run) updateEveryConfigEvent() event {
 	f := r.fixture
 	return event{
-		name: "resync of every ExtensionConfig",
+		name: "update of every ExtensionConfig (annotation only)",
 		apply: func(ctx context.Context) (applied, error) {
 			var change applied
 			bases := make([]int64, len(f.configs))

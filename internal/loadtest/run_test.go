@@ -51,7 +51,7 @@ func TestRun_SeedScenarioCostsTheOptimum(t *testing.T) {
 	if err := WriteTable(&table, result); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(table.String(), "resync of every ExtensionConfig") {
+	if !strings.Contains(table.String(), "update of every ExtensionConfig (annotation only)") {
 		t.Errorf("table lacks the resync row:\n%s", table.String())
 	}
 	dir := t.TempDir()

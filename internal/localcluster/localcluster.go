@@ -340,29 +340,34 @@ func (c *Cluster) restConfig() *rest.Config {
 // writeKubeconfig writes a kubeconfig that embeds the CA and admin
 // credentials, so it keeps working when copied elsewhere on this machine.
 func (c *Cluster) writeKubeconfig() error {
-	read := func(path string) ([]byte, error) { return os.ReadFile(path) }
-	ca, err := read(c.pki.caCert())
+	return c.writeKubeconfigFor("runtime-sdk-local", c.pki.adminCert(), c.pki.adminKey(), c.KubeconfigPath())
+}
+
+// writeKubeconfigFor writes, at path, a kubeconfig of a context named name
+// that embeds the CA and the client certificate and key at certPath and
+// keyPath, readable by its owner only.
+func (c *Cluster) writeKubeconfigFor(name, certPath, keyPath, path string) error {
+	ca, err := os.ReadFile(c.pki.caCert())
 	if err != nil {
 		return err
 	}
-	cert, err := read(c.pki.adminCert())
+	cert, err := os.ReadFile(certPath)
 	if err != nil {
 		return err
 	}
-	key, err := read(c.pki.adminKey())
+	key, err := os.ReadFile(keyPath)
 	if err != nil {
 		return err
 	}
-	const name = "runtime-sdk-local"
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: c.config.Host, CertificateAuthorityData: ca}
 	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key}
 	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: "default"}
 	cfg.CurrentContext = name
-	if err := clientcmd.WriteToFile(*cfg, c.KubeconfigPath()); err != nil {
-		return fmt.Errorf("write kubeconfig: %w", err)
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
 	}
-	return os.Chmod(c.KubeconfigPath(), 0o600)
+	return os.Chmod(path, 0o600)
 }
 
 // ensureWritableDir creates dir and proves we can write into it, so an

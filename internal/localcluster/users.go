@@ -6,13 +6,10 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // userName is what User accepts: it becomes a file name and the subject of
@@ -36,29 +33,11 @@ func (c *Cluster) User(name string) (kubeconfigPath string, config *rest.Config,
 	}
 	config = rest.CopyConfig(c.config)
 	config.CertFile, config.KeyFile = certPath, keyPath
-
-	ca, err := os.ReadFile(c.pki.caCert())
-	if err != nil {
-		return "", nil, err
-	}
-	cert, err := os.ReadFile(certPath)
-	if err != nil {
-		return "", nil, err
-	}
-	key, err := os.ReadFile(keyPath)
-	if err != nil {
-		return "", nil, err
-	}
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: c.config.Host, CertificateAuthorityData: ca}
-	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key}
-	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: "default"}
-	cfg.CurrentContext = name
 	kubeconfigPath = filepath.Join(c.opts.Dir, "kubeconfig-"+name)
-	if err := clientcmd.WriteToFile(*cfg, kubeconfigPath); err != nil {
-		return "", nil, fmt.Errorf("write kubeconfig of user %s: %w", name, err)
+	if err := c.writeKubeconfigFor(name, certPath, keyPath, kubeconfigPath); err != nil {
+		return "", nil, err
 	}
-	return kubeconfigPath, config, os.Chmod(kubeconfigPath, 0o600)
+	return kubeconfigPath, config, nil
 }
 
 // issueUser signs a client certificate for name in system:masters with the
