@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -94,9 +95,7 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 		// at once instead of after the lease duration.
 		LeaderElectionReleaseOnCancel: true,
 		Cache: cache.Options{
-			// Nothing reads managedFields; they are often the largest part
-			// of an object.
-			DefaultTransform: cache.TransformStripManagedFields(),
+			DefaultTransform: stripUnread,
 			ByObject: map[client.Object]cache.ByObject{
 				&corev1.Secret{}: {Transform: keepIdentityOnly},
 			},
@@ -229,6 +228,20 @@ func addControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	ccOptions := controllerOptions
 	ccOptions.MaxConcurrentReconciles = opts.ClusterClassConcurrency
 	return clusterClasses.SetupWithManager(mgr, ccOptions)
+}
+
+// stripUnread drops from every cached object its managedFields, often its
+// largest part, and from metadata-only objects (Namespaces, CRDs,
+// templates) their annotations: nothing reads them, and kubectl's
+// last-applied-configuration would keep a template's whole content.
+func stripUnread(obj any) (any, error) {
+	if o, err := meta.Accessor(obj); err == nil {
+		o.SetManagedFields(nil)
+	}
+	if partial, ok := obj.(*metav1.PartialObjectMetadata); ok {
+		partial.SetAnnotations(nil)
+	}
+	return obj, nil
 }
 
 // keepIdentityOnly strips a cached Secret to its identity. The CA-injection

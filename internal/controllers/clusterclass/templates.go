@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -74,7 +75,9 @@ func templateRefs(cc *clusterv1.ClusterClass) []*corev1.ObjectReference {
 // references and sets RefVersionsUpToDate: whether each reference names the
 // newest API version its CRD's contract label lists. A template or CRD that
 // cannot be read makes the condition Unknown and the reconcile fail, so it
-// is retried with backoff until it appears (nothing watches templates).
+// is retried with backoff until it appears (template metadata is read
+// through watches, but their events enqueue nothing: a template deleted
+// after its ClusterClass reconciled is noticed at the next reconcile).
 func (r *Reconciler) reconcileTemplates(ctx context.Context, cc *clusterv1.ClusterClass) error {
 	var problems []error
 	var outdated []string
@@ -125,9 +128,14 @@ func (r *Reconciler) ensureOwned(ctx context.Context, cc *clusterv1.ClusterClass
 	// so without a request to kube-apiserver, where reading the template
 	// itself would cost one per template per reconcile. A cache that lags
 	// or misses only sends us to the read below.
+	// The first read of a kind starts its watch and waits for it to sync;
+	// a kind that cannot sync (its conversion webhook down, say) must not
+	// hold the worker: the read below answers instead.
+	cachedCtx, cancel := context.WithTimeout(ctx, cachedTemplateReadTimeout)
+	defer cancel()
 	cached := &metav1.PartialObjectMetadata{}
 	cached.SetGroupVersionKind(ref.GroupVersionKind())
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cached); err == nil && hasOwner(cached.GetOwnerReferences(), desired) {
+	if err := r.Client.Get(cachedCtx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cached); err == nil && hasOwner(cached.GetOwnerReferences(), desired) {
 		return nil
 	}
 	where := fmt.Sprintf("%s %s/%s (%s)", ref.Kind, ref.Namespace, ref.Name, ref.APIVersion)
@@ -168,6 +176,10 @@ func (r *Reconciler) ensureOwned(ctx context.Context, cc *clusterv1.ClusterClass
 		return err
 	})
 }
+
+// cachedTemplateReadTimeout bounds the wait for a template kind's metadata
+// watch to sync.
+const cachedTemplateReadTimeout = 5 * time.Second
 
 // canAppend tells whether want can simply be added: the list exists and
 // holds no entry for the same ClusterClass (which SetOwnerReference would

@@ -183,8 +183,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	// Admission follows the selector at once, whatever the CA injection and
 	// Discovery do next.
 	r.Registry.SetSelector(ext.Name, ext.Spec.NamespaceSelector)
-	if err := r.reconcileCABundle(ctx, ext); err != nil {
+	if retry, err := r.reconcileCABundle(ctx, ext); err != nil {
 		setNotDiscovered(ext, CAInjectionFailedReason, err.Error())
+		if retry {
+			// A read or write of kube-apiserver that failed may pass next
+			// time; a write may even have committed with its answer lost,
+			// and its event, taken for our own, dropped.
+			return ctrl.Result{}, err
+		}
 		// The Secret watch brings us back when the Secret appears or changes.
 		return ctrl.Result{}, nil
 	}
@@ -192,29 +198,34 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 }
 
 // reconcileCABundle copies ca.crt of the annotated Secret into
-// spec.clientConfig.caBundle when they differ.
-func (r *Reconciler) reconcileCABundle(ctx context.Context, ext *runtimev1.ExtensionConfig) error {
+// spec.clientConfig.caBundle when they differ. retry tells a failure that
+// may pass on its own (kube-apiserver's) from one that waits for the
+// annotation or the Secret to change.
+func (r *Reconciler) reconcileCABundle(ctx context.Context, ext *runtimev1.ExtensionConfig) (retry bool, err error) {
 	ref, ok := ext.Annotations[runtimev1.InjectCAFromSecretAnnotation]
 	if !ok {
-		return nil
+		return false, nil
 	}
 	namespace, name, found := strings.Cut(ref, "/")
 	if !found || namespace == "" || name == "" || strings.Contains(name, "/") {
-		return fmt.Errorf("annotation %s must be <namespace>/<name>, got %q", runtimev1.InjectCAFromSecretAnnotation, ref)
+		return false, fmt.Errorf("annotation %s must be <namespace>/<name>, got %q", runtimev1.InjectCAFromSecretAnnotation, ref)
 	}
 	secret := &corev1.Secret{}
 	if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("CA secret %s named by annotation %s does not exist", ref, runtimev1.InjectCAFromSecretAnnotation)
+			return false, fmt.Errorf("CA secret %s named by annotation %s does not exist", ref, runtimev1.InjectCAFromSecretAnnotation)
 		}
-		return fmt.Errorf("read CA secret %s: %w", ref, err)
+		return true, fmt.Errorf("read CA secret %s: %w", ref, err)
 	}
 	ca := secret.Data["ca.crt"]
 	if len(ca) == 0 {
-		return fmt.Errorf("CA secret %s has no ca.crt", ref)
+		return false, fmt.Errorf("CA secret %s has no ca.crt", ref)
 	}
 	if string(ca) == string(ext.Spec.ClientConfig.CABundle) {
-		return nil
+		// Nothing to write, so nothing of ours is on its way: a note left
+		// by a write whose event never came must not drop someone else's.
+		r.injecting.Delete(ext.Name)
+		return false, nil
 	}
 	base := ext.DeepCopy()
 	ext.Spec.ClientConfig.CABundle = ca
@@ -222,11 +233,16 @@ func (r *Reconciler) reconcileCABundle(ctx context.Context, ext *runtimev1.Exten
 	r.injecting.Store(ext.Name, sha256.Sum256(ca))
 	if err := r.Client.Patch(ctx, ext, client.MergeFrom(base)); err != nil {
 		r.injecting.Delete(ext.Name)
-		return fmt.Errorf("write caBundle from secret %s: %w", ref, err)
+		return true, fmt.Errorf("write caBundle from secret %s: %w", ref, err)
+	}
+	if ext.Generation == base.Generation {
+		// The server held that bundle already (our cached copy was old):
+		// no event follows.
+		r.injecting.Delete(ext.Name)
 	}
 	// Never log the bundle itself.
 	ctrl.LoggerFrom(ctx).V(4).Info("injected caBundle", "secret", ref)
-	return nil
+	return false, nil
 }
 
 // notOwnInjection drops the update event of a caBundle this controller
