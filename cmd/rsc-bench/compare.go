@@ -100,6 +100,7 @@ func measureUnder(ctx context.Context, o loadtestOptions, s loadtest.Scenario, w
 // compareMain runs every scenario under both controllers and writes the
 // side-by-side tables and both results into results.json.
 func compareMain(ctx context.Context, o loadtestOptions, scenarios []loadtest.Scenario, stdout, stderr io.Writer) error {
+	logErrorsOnly(stderr)
 	var results []*loadtest.Result
 	for _, s := range scenarios {
 		ours, capi, err := compareScenario(ctx, o, s, stderr)

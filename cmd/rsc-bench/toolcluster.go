@@ -21,7 +21,7 @@ import (
 // directory wiped, the CRDs installed. It returns a client configuration
 // that is not throttled below what the tools drive.
 func startToolCluster(ctx context.Context, localDir, binDir string, stderr io.Writer) (*localcluster.Cluster, *rest.Config, error) {
-	ctrl.SetLogger(logcap.Cap(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.StacktraceLevel(zapcore.PanicLevel)), logcap.MaxVerbosity))
+	logErrorsOnly(stderr)
 	if err := os.RemoveAll(localDir); err != nil {
 		return nil, nil, fmt.Errorf("wipe %s: %w", localDir, err)
 	}
@@ -32,4 +32,10 @@ func startToolCluster(ctx context.Context, localDir, binDir string, stderr io.Wr
 	config := cluster.Config()
 	config.QPS, config.Burst = 500, 1000
 	return cluster, config, nil
+}
+
+// logErrorsOnly sends controller-runtime's logging to stderr, errors only:
+// the tools' tables and reports go to stdout.
+func logErrorsOnly(stderr io.Writer) {
+	ctrl.SetLogger(logcap.Cap(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.StacktraceLevel(zapcore.PanicLevel)), logcap.MaxVerbosity))
 }
