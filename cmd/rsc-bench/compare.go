@@ -36,9 +36,6 @@ func compareScenario(ctx context.Context, o loadtestOptions, s loadtest.Scenario
 	if err := capibaseline.Check(binDir); err != nil {
 		return nil, nil, fmt.Errorf("--compare capi: %w", err)
 	}
-	if _, err := os.Stat(o.controllerBinary); err != nil {
-		return nil, nil, fmt.Errorf("--controller-binary %s: not a file (build it with make build): %v", o.controllerBinary, err)
-	}
 	crds, err := capibaseline.CRDs(binDir)
 	if err != nil {
 		return nil, nil, err
@@ -101,6 +98,11 @@ func measureUnder(ctx context.Context, o loadtestOptions, s loadtest.Scenario, w
 // side-by-side tables and both results into results.json.
 func compareMain(ctx context.Context, o loadtestOptions, scenarios []loadtest.Scenario, stdout, stderr io.Writer) error {
 	logErrorsOnly(stderr)
+	binary, err := controllerBinary(o.controllerBinary)
+	if err != nil {
+		return err
+	}
+	o.controllerBinary = binary
 	var results []*loadtest.Result
 	for _, s := range scenarios {
 		ours, capi, err := compareScenario(ctx, o, s, stderr)

@@ -68,12 +68,9 @@ func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) er
 		}
 		names = append(names, d)
 	}
-	binary, err := filepath.Abs(o.controller)
+	binary, err := controllerBinary(o.controller)
 	if err != nil {
 		return err
-	}
-	if info, err := os.Stat(binary); err != nil || info.IsDir() {
-		return fmt.Errorf("--controller-binary %s: not a file (build it with make build): %v", o.controller, err)
 	}
 	// The controllers under drill log to their own files in the data
 	// directory.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/rest"
@@ -38,4 +39,17 @@ func startToolCluster(ctx context.Context, localDir, binDir string, stderr io.Wr
 // the tools' tables and reports go to stdout.
 func logErrorsOnly(stderr io.Writer) {
 	ctrl.SetLogger(logcap.Cap(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.StacktraceLevel(zapcore.PanicLevel)), logcap.MaxVerbosity))
+}
+
+// controllerBinary returns the absolute path of the --controller-binary
+// flag's file, or an error saying how to build it.
+func controllerBinary(path string) (string, error) {
+	binary, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if info, err := os.Stat(binary); err != nil || info.IsDir() {
+		return "", fmt.Errorf("--controller-binary %s: not a file (build it with make build): %v", path, err)
+	}
+	return binary, nil
 }
