@@ -130,10 +130,9 @@ type process struct {
 	running *managerprocess.Process
 	stop    func()
 	starts  int
-	// earlier sums what the processes stopped before had counted.
-	earlier                metricTotals
-	lastReconciles         int64
-	lastAll, lastUnchanged float64
+	// earlier sums what the processes stopped before had counted, last
+	// what the running one counted at its last scrape.
+	earlier, last metricTotals
 }
 
 type metricTotals struct {
@@ -202,10 +201,10 @@ func (p *process) Stop() {
 		return
 	}
 	p.scrape()
-	p.earlier.reconciles += p.lastReconciles
-	p.earlier.all += p.lastAll
-	p.earlier.unchanged += p.lastUnchanged
-	p.lastReconciles, p.lastAll, p.lastUnchanged = 0, 0, 0
+	p.earlier.reconciles += p.last.reconciles
+	p.earlier.all += p.last.all
+	p.earlier.unchanged += p.last.unchanged
+	p.last = metricTotals{}
 	p.stop()
 	p.stop, p.running = nil, nil
 }
@@ -222,17 +221,19 @@ func (p *process) scrape() {
 	if err != nil {
 		return
 	}
-	p.lastReconciles = int64(m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"}))
-	p.lastAll = m.Sum("runtime_sdk_variables_refreshes_total", nil)
-	p.lastUnchanged = m.Sum("runtime_sdk_variables_refreshes_total", map[string]string{"outcome": "unchanged"})
+	p.last = metricTotals{
+		reconciles: int64(m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"})),
+		all:        m.Sum("runtime_sdk_variables_refreshes_total", nil),
+		unchanged:  m.Sum("runtime_sdk_variables_refreshes_total", map[string]string{"outcome": "unchanged"}),
+	}
 }
 
 func (p *process) Reconciles() int64 {
 	p.scrape()
-	return p.earlier.reconciles + p.lastReconciles
+	return p.earlier.reconciles + p.last.reconciles
 }
 
 func (p *process) Refreshes() (all, unchanged float64) {
 	p.scrape()
-	return p.earlier.all + p.lastAll, p.earlier.unchanged + p.lastUnchanged
+	return p.earlier.all + p.last.all, p.earlier.unchanged + p.last.unchanged
 }
