@@ -59,7 +59,7 @@ func ClusterClass(namespace, name string, settings map[string]string, configs ..
 	cc := minimalclass.ClusterClass(namespace, name)
 	for _, config := range configs {
 		cc.Spec.Patches = append(cc.Spec.Patches, clusterv1.ClusterClassPatch{
-			Name: "patch-" + config,
+			Name: PatchName(config),
 			External: &clusterv1.ExternalPatchDefinition{
 				GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, config),
 				DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config),
@@ -69,6 +69,11 @@ func ClusterClass(namespace, name string, settings map[string]string, configs ..
 	}
 	return cc
 }
+
+// PatchName names the external patch a fixture ClusterClass has for
+// config: status.variables names it as the source of what config's
+// extension discovers.
+func PatchName(config string) string { return "patch-" + config }
 
 // CreateClusterClasses creates n ClusterClasses, each with its own
 // templates, with a few workers; build returns the i-th. It returns the

@@ -47,6 +47,11 @@ type Periods struct {
 	Resync time.Duration
 }
 
+// DefaultPeriod is Cluster API's default --sync-period and its
+// DiscoverVariables cache TTL: the period an idle row at default periods
+// lasts.
+const DefaultPeriod = 10 * time.Minute
+
 // Controller names in results.
 const (
 	NameOurs = "runtime-sdk-controller"

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -175,8 +174,7 @@ func (r *run) newVariablesEvent(i int) event {
 	return event{
 		name: "extension answers new variables after a registration change",
 		apply: func(ctx context.Context) (applied, error) {
-			r.fixture.configs[i].extension.Server.SetVariables(sampleextension.DiscoverVariablesHandler,
-				[]clusterv1.ClusterClassVariable{stringVariable("size"), stringVariable("zone")})
+			r.fixture.answerVariables(i, "size", "zone")
 			seen := r.discoveredAgain(i)
 			scan, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
 				e.Spec.Settings = map[string]string{"revision": "2"}

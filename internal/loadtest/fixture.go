@@ -26,6 +26,8 @@ type configFixture struct {
 	extension *sampleextension.Running
 	stop      func()
 	selector  *metav1.LabelSelector
+	// variables are the names its extension's DiscoverVariables answers.
+	variables []string
 }
 
 type classFixture struct {
@@ -47,14 +49,14 @@ func newFixture(s Scenario, run string) (*fixture, error) {
 	}
 	withSelector := int(float64(s.ExtensionConfigs) * s.SelectorShare)
 	for i := range s.ExtensionConfigs {
-		c := &configFixture{name: fmt.Sprintf("%s-ext-%d", run, i)}
+		c := &configFixture{name: fmt.Sprintf("%s-ext-%d", run, i), variables: []string{"size"}}
 		// The most popular configs (low indexes) stay open; selectors sit
 		// on the tail, as they do on real clusters.
 		if i >= s.ExtensionConfigs-withSelector {
 			c.selector = tierSelector("a")
 		}
 		srv := sampleextension.New(sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
-			sampleextension.DiscoverVariablesHandler: {stringVariable("size")},
+			sampleextension.DiscoverVariablesHandler: stringVariables(c.variables),
 		}})
 		url, ca, stop, err := sampleextension.StartTLS(srv)
 		if err != nil {
@@ -73,6 +75,21 @@ func newFixture(s Scenario, run string) (*fixture, error) {
 		})
 	}
 	return f, nil
+}
+
+// answerVariables makes config i's extension answer DiscoverVariables with
+// names from now on, behind the same registration.
+func (f *fixture) answerVariables(i int, names ...string) {
+	f.configs[i].variables = names
+	f.configs[i].extension.Server.SetVariables(sampleextension.DiscoverVariablesHandler, stringVariables(names))
+}
+
+func stringVariables(names []string) []clusterv1.ClusterClassVariable {
+	vars := make([]clusterv1.ClusterClassVariable, 0, len(names))
+	for _, name := range names {
+		vars = append(vars, stringVariable(name))
+	}
+	return vars
 }
 
 func (f *fixture) stop() {

@@ -200,9 +200,11 @@ func WriteComparison(w io.Writer, ours, capi *Result) error {
 	fmt.Fprintf(w, "%s against %s, each its own process on a fresh control plane, both with --kube-api-qps=100 --kube-api-burst=200;\n", ours.Controller, capi.Controller)
 	fmt.Fprintln(w, "requests and status writes counted in kube-apiserver's audit log. Cluster API v1.14.2 runs with PriorityQueue and")
 	fmt.Fprintln(w, "ReconcilerRateLimiting on by default (at most one reconcile per second per object): they shape its counts and times.")
+	fmt.Fprintln(w, "stale after: ClusterClasses whose status, once the controller went quiet, is not what their objects call for.")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "event\treconciles ours/capi (optimum)\tDiscoverVariables calls ours/capi (optimum)\tDiscovery calls ours/capi\tstatus writes ours/capi\tapiserver requests ours/capi\tconvergence ours/capi\t")
+	fmt.Fprintln(tw, "event\treconciles ours/capi (optimum)\tDiscoverVariables calls ours/capi (optimum)\tDiscovery calls ours/capi\tstatus writes ours/capi\tapiserver requests ours/capi\tconvergence ours/capi\tstale after ours/capi\t")
 	byEvent := map[string]Row{}
+	var notes []string
 	for _, row := range capi.Rows {
 		byEvent[row.Event] = row
 	}
@@ -211,15 +213,24 @@ func WriteComparison(w io.Writer, ours, capi *Result) error {
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s (%d)\t%s (%d)\t%s\t%s\t%s\t%s / %s\t\n", o.Event,
+		fmt.Fprintf(tw, "%s\t%s (%d)\t%s (%d)\t%s\t%s\t%s\t%s / %s\t%d / %d\t\n", o.Event,
 			pair(int64(o.Reconciles), int64(c.Reconciles)), o.OptimumReconciles,
 			pair(o.Calls, c.Calls), o.OptimumCalls,
 			pair(o.DiscoveryCalls, c.DiscoveryCalls),
 			pair(deref(o.StatusWrites), deref(c.StatusWrites)),
 			pair(deref(o.Requests), deref(c.Requests)),
-			convergenceOf(o), convergenceOf(c))
+			convergenceOf(o), convergenceOf(c), o.StaleAfter, c.StaleAfter)
+		if o.Note != "" {
+			notes = append(notes, o.Event+": "+o.Note)
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "  * %s\n", n)
+	}
+	return nil
 }
 
 // pair is "ours / capi", with Cluster API's count as a multiple of ours.
@@ -229,6 +240,8 @@ func pair(ours, capi int64) string {
 		return fmt.Sprintf("%d / %d", ours, capi)
 	case ours == 0:
 		return fmt.Sprintf("%d / %d (ours none)", ours, capi)
+	case capi == 0:
+		return fmt.Sprintf("%d / %d (capi none)", ours, capi)
 	default:
 		return fmt.Sprintf("%d / %d (x%.1f)", ours, capi, float64(capi)/float64(ours))
 	}

@@ -6,11 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 )
 
 // rolloutEvents run under a manager whose cached answers are asked again
@@ -36,8 +33,7 @@ func (r *run) rolloutEvents() []event {
 		name: "extension rollout (new DiscoverVariables answer, same registration)",
 		note: "Cluster API has no event for it: its ClusterClasses follow at the next resync",
 		apply: func(context.Context) (applied, error) {
-			f.configs[target].extension.Server.SetVariables(sampleextension.DiscoverVariablesHandler,
-				[]clusterv1.ClusterClassVariable{stringVariable("size"), stringVariable("rolledOut")})
+			f.answerVariables(target, "size", "rolledOut")
 			return applied{}, nil
 		},
 		optimum:   func() (int, int) { return r.affectedByRegistration(target) },
@@ -52,15 +48,22 @@ func (r *run) rolloutEvents() []event {
 // and a tenth more for the jitter of Cluster API's resync. Our optimum is
 // no reconcile and one call per answer in use; Cluster API reconciles every
 // ClusterClass and runs Discovery of every ExtensionConfig each sync
-// period, and its DiscoverVariables cache lives 10 minutes whatever the
-// period.
+// period. Both controllers' periods are set to period, so the row stands
+// for 10 minutes at their defaults, except for Cluster API's
+// DiscoverVariables cache, which lives 10 minutes whatever the period.
 func (r *run) idleEvent(period time.Duration) event {
-	return event{
-		name:    "idle for one period of periodic work (" + period.String() + ")",
+	e := event{
+		name:    "idle, 10 minutes at default periods",
 		window:  period + period/10,
 		apply:   func(context.Context) (applied, error) { return applied{}, nil },
 		optimum: r.answersInUse,
 	}
+	if period != DefaultPeriod {
+		e.name = "idle, one period with every period scaled to " + period.String()
+		e.note = "stands for 10 minutes at default periods, except that Cluster API's DiscoverVariables cache lives 10 minutes " +
+			"whatever its sync period: its calls show only in a 10-minute period (--idle-period 10m)"
+	}
+	return e
 }
 
 // answersInUse is the optimum of an idle max-age interval: no reconcile,

@@ -83,6 +83,11 @@ type Row struct {
 	// NotConverged says the event's change was not shown within the step
 	// timeout (Cluster API's ClusterClasses may wait for a resync).
 	NotConverged bool `json:"notConverged,omitempty"`
+	// StaleAfter counts the ClusterClasses whose status, once the
+	// controller went quiet after the event, is not what their objects
+	// call for now (a controller that missed the event leaves them so
+	// until something else reconciles them).
+	StaleAfter int `json:"staleAfter"`
 	// DiscoveryCalls are Discovery calls counted by the extensions.
 	DiscoveryCalls int64 `json:"discoveryCalls"`
 	// Requests and StatusWrites are what kube-apiserver's audit log
@@ -364,6 +369,15 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	if err := r.pollFor(ctx, "settle", seen, true, r.opts.Timeout+e.window); err != nil {
 		return Row{}, err
 	}
+	stale, err := r.staleClasses(ctx)
+	switch {
+	case err != nil:
+		return Row{}, err
+	case stale > 0 && r.simulated():
+		// Ours in this process must leave every status right; a measured
+		// process's stale statuses are a result to report.
+		return Row{}, fmt.Errorf("%d ClusterClasses have a stale status once the controller went quiet", stale)
+	}
 	calls := r.discoverVariablesCalls() - callsBefore
 	if e.withoutIdleRefreshes {
 		_, idleAfter := r.controller.Refreshes()
@@ -382,6 +396,7 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 		ScanReconciles:    change.scan.reconciles,
 		Convergence:       convergence,
 		NotConverged:      notConverged,
+		StaleAfter:        stale,
 		Note:              e.note,
 	}
 	if e.window > 0 {

@@ -1,0 +1,59 @@
+package loadtest
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/benchfixture"
+)
+
+func TestStatusIsCurrent_ComparesTheConditionAndEveryVariableWithItsSource(t *testing.T) {
+	f := &fixture{
+		namespaces: map[string]map[string]string{"ns": {tierLabel: "a"}},
+		configs: []*configFixture{
+			{name: "open", variables: []string{"size"}},
+			{name: "tier-b", variables: []string{"size"}, selector: tierSelector("b")},
+		},
+	}
+	open := classFixture{namespace: "ns", name: "uses-open", configs: []int{0}}
+	both := classFixture{namespace: "ns", name: "uses-both", configs: []int{0, 1}}
+	status := func(ready metav1.ConditionStatus, vars ...clusterv1.ClusterClassStatusVariable) *clusterv1.ClusterClass {
+		cc := &clusterv1.ClusterClass{}
+		cc.Spec.Variables = []clusterv1.ClusterClassVariable{{Name: "inlined"}}
+		cc.Status.Conditions = []metav1.Condition{{Type: clusterv1.ClusterClassVariablesReadyCondition, Status: ready}}
+		cc.Status.Variables = vars
+		return cc
+	}
+	variable := func(name string, from ...string) clusterv1.ClusterClassStatusVariable {
+		v := clusterv1.ClusterClassStatusVariable{Name: name}
+		for _, f := range from {
+			v.Definitions = append(v.Definitions, clusterv1.ClusterClassStatusVariableDefinition{From: f})
+		}
+		return v
+	}
+	current := status(metav1.ConditionTrue, variable("inlined", inlineFrom), variable("size", benchfixture.PatchName("open")))
+	for _, tc := range []struct {
+		name  string
+		class classFixture
+		cc    *clusterv1.ClusterClass
+		want  bool
+	}{
+		{"every variable from its source", open, current, true},
+		{"a variable missing", open, status(metav1.ConditionTrue, variable("inlined", inlineFrom)), false},
+		{"a variable from the wrong source", open, status(metav1.ConditionTrue, variable("inlined", inlineFrom), variable("size", "patch-other")), false},
+		{"a variable too many", open, status(metav1.ConditionTrue, variable("inlined", inlineFrom), variable("size", benchfixture.PatchName("open")), variable("zone", benchfixture.PatchName("open"))), false},
+		{"not ready although admitted", open, status(metav1.ConditionFalse), false},
+		{"ready although a config does not admit the namespace", both, current, false},
+		{"not ready where a config does not admit the namespace", both, status(metav1.ConditionFalse), true},
+	} {
+		if got := f.statusIsCurrent(tc.class, tc.cc); got != tc.want {
+			t.Errorf("%s: current %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	f.configs[0].variables = []string{"size", "zone"}
+	if f.statusIsCurrent(open, current) {
+		t.Errorf("the extension answers a new variable: the old status must be stale")
+	}
+}
