@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -79,12 +79,7 @@ func TestRun_BadInputIsOneLineAndANonZeroExit(t *testing.T) {
 // buildBinary compiles the command once for the process-level tests.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return path
+	return proctest.Build(t, ".", t.TempDir())
 }
 
 // startLocal runs the binary with --local and waits until it prints how to
@@ -145,34 +140,6 @@ func startLocal(t *testing.T, binary, dir string) (*exec.Cmd, []int) {
 	return cmd, pids
 }
 
-// gone reports whether a process no longer runs: it does not exist, or it
-// is a zombie waiting for a parent that is not ours to reap it.
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return true
-	}
-	// The state follows the parenthesised command name.
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(fields) > 0 && fields[0] == "Z"
-}
-
-func waitGone(t *testing.T, pids []int, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for _, pid := range pids {
-		for !gone(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d still running %s after the manager stopped", pid, within)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-}
-
 func TestBinary_SignalsStopTheLocalControlPlaneWithoutOrphans(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the local control plane twice")
@@ -190,7 +157,7 @@ func TestBinary_SignalsStopTheLocalControlPlaneWithoutOrphans(t *testing.T) {
 				t.Fatalf("manager did not exit cleanly on %s: %v", sig, err)
 			}
 			// Stop waits for its children, so they are gone by now.
-			waitGone(t, pids, time.Second)
+			proctest.WaitGone(t, pids, time.Second)
 		})
 	}
 
@@ -202,6 +169,6 @@ func TestBinary_SignalsStopTheLocalControlPlaneWithoutOrphans(t *testing.T) {
 		_ = cmd.Wait()
 		// Nobody can clean up after SIGKILL; the kernel's parent-death
 		// signal must stop the children on its own.
-		waitGone(t, pids, 30*time.Second)
+		proctest.WaitGone(t, pids, 30*time.Second)
 	})
 }

@@ -1,0 +1,86 @@
+package proctest
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Build compiles the main package at pkg (a path relative to the test's
+// working directory, such as "." or "../sample-extension") into dir and
+// returns the binary's path.
+func Build(t *testing.T, pkg, dir string) string {
+	t.Helper()
+	abs, err := filepath.Abs(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, filepath.Base(abs))
+	cmd := exec.Command("go", "build", "-o", path, ".")
+	cmd.Dir = abs
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return path
+}
+
+// Gone reports whether a process no longer runs: it does not exist, or it
+// is a zombie waiting for a parent that is not ours to reap it.
+func Gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return true
+	}
+	// The state follows the parenthesised command name.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(fields) > 0 && fields[0] == "Z"
+}
+
+// WaitGone fails the test unless every pid is gone within the deadline.
+func WaitGone(t *testing.T, pids []int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for _, pid := range pids {
+		for !Gone(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d still running %s after its parent stopped", pid, within)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// Children lists the running child processes of pid, from /proc.
+func Children(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var children []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// state, then ppid, follow the parenthesised command name.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) && fields[0] != "Z" {
+			children = append(children, child)
+		}
+	}
+	return children
+}
