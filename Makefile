@@ -15,12 +15,16 @@ CRD_FILES := cluster.x-k8s.io_clusterclasses.yaml runtime.cluster.x-k8s.io_exten
 TEST_FLAGS ?=
 
 KUBE_APISERVER := $(BIN)/kube-apiserver
+KUBECTL := $(BIN)/kubectl
 ETCD := $(BIN)/etcd
 CONTROLLER_GEN := $(BIN)/controller-gen
 MANAGER := $(BIN)/runtime-sdk-controller
 # The load tool and the drills: a binary of their own, never linked into
 # the controller.
 BENCH := $(BIN)/rsc-bench
+# The development launcher `make run` starts, and the sample extension it runs.
+DEV := $(BIN)/rsc-dev
+SAMPLE_EXTENSION := $(BIN)/sample-extension
 # Cluster API v1.14.2's own core manager, and the CRDs it serves, copied from
 # its module: the reference the differential tests run beside ours.
 CAPI_BASELINE := $(BIN)/capi-baseline
@@ -39,11 +43,16 @@ all: build
 ##@ Tools
 
 .PHONY: tools
-tools: $(KUBE_APISERVER) $(ETCD) $(CONTROLLER_GEN) ## Build kube-apiserver, etcd and controller-gen into bin/ when missing or stale.
+tools: $(KUBE_APISERVER) $(KUBECTL) $(ETCD) $(CONTROLLER_GEN) ## Build kube-apiserver, kubectl, etcd and controller-gen into bin/ when missing or stale.
 
 $(KUBE_APISERVER): hack/tools/go.sum
 	@echo "building $@ (a cold build takes about 10 minutes)"
 	cd hack/tools && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+
+# kubectl shares most of its packages with kube-apiserver: after it, the
+# build takes a few minutes more.
+$(KUBECTL): hack/tools/go.sum
+	cd hack/tools && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $@ k8s.io/kubernetes/cmd/kubectl
 
 $(CONTROLLER_GEN): hack/tools/go.sum
 	cd hack/tools && $(GO) build -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
@@ -88,9 +97,14 @@ verify-generate: $(CONTROLLER_GEN) ## Fail when the committed CRDs or ClusterRol
 build: ## Build the manager binary into bin/.
 	$(GO) build -o $(MANAGER) ./cmd/runtime-sdk-controller
 
+.PHONY: build-dev
+build-dev: ## Build bin/rsc-dev, the launcher `make run` starts, and bin/sample-extension.
+	$(GO) build -o $(DEV) ./cmd/rsc-dev
+	$(GO) build -o $(SAMPLE_EXTENSION) ./cmd/sample-extension
+
 .PHONY: run
-run: tools build ## Run the controller against the local control plane (data kept in .local/).
-	$(MANAGER) --local --local-dir "$(LOCAL_DIR)" $(ARGS)
+run: tools build build-dev ## Start a local control plane, the controller and a sample extension, apply examples/ where absent, and print a summary whenever it changes (data and logs in .local/); ARGS adds rsc-dev flags, such as --bare (no extension, no examples).
+	$(DEV) --local-dir "$(LOCAL_DIR)" $(ARGS)
 
 .PHONY: build-bench
 build-bench: ## Build bin/rsc-bench, the load tool and the drills.

@@ -26,6 +26,8 @@ func TestBinary_LinksNoTestOrToolCode(t *testing.T) {
 		module + "internal/testsync",
 		module + "internal/capibaseline",
 		module + "internal/differential",
+		module + "internal/devrun",
+		module + "internal/proctest",
 	}
 	linked := map[string]bool{}
 	for _, pkg := range strings.Fields(string(out)) {

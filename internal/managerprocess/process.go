@@ -55,7 +55,9 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		cmd.Env = append(os.Environ(), opts.Env...)
 	}
 	// Never outlive the tool or test that started it, even when killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Its own process group keeps a terminal's Ctrl-C from reaching it
+	// directly: whoever started it stops it, in its own order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", opts.Binary, err)
