@@ -106,6 +106,14 @@ build-dev: ## Build bin/rsc-dev, the launcher `make run` starts, and bin/sample-
 run: tools build build-dev ## Start a local control plane, the controller and a sample extension, apply examples/ where absent, and print a summary whenever it changes (data and logs in .local/); ARGS adds rsc-dev flags, such as --bare (no extension, no examples).
 	$(DEV) --local-dir "$(LOCAL_DIR)" $(ARGS)
 
+IMAGE := $(BIN)/runtime-sdk-controller-image.tar
+
+.PHONY: image
+image: ## Write the controller's image, runtime-sdk-controller:latest as config/manager names it, to bin/runtime-sdk-controller-image.tar (an OCI layout archive: static binary, CA certificates, non-root user, no shell); no Docker needed. Load it with docker load -i, or crane push it.
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -o $(BIN)/linux/runtime-sdk-controller ./cmd/runtime-sdk-controller
+	$(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
+	$(BIN)/rsc-image --binary $(BIN)/linux/runtime-sdk-controller --out $(IMAGE)
+
 .PHONY: build-bench
 build-bench: ## Build bin/rsc-bench, the load tool and the drills.
 	$(GO) build -o $(BENCH) ./cmd/rsc-bench

@@ -28,6 +28,7 @@ func TestBinary_LinksNoTestOrToolCode(t *testing.T) {
 		module + "internal/differential",
 		module + "internal/devrun",
 		module + "internal/proctest",
+		module + "internal/ociimage",
 	}
 	linked := map[string]bool{}
 	for _, pkg := range strings.Fields(string(out)) {

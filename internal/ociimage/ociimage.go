@@ -1,0 +1,191 @@
+package ociimage
+
+import (
+	"archive/tar"
+	"bytes"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// Paths and identity inside the image.
+const (
+	BinaryPath = "/runtime-sdk-controller"
+	CertsPath  = "/etc/ssl/certs/ca-certificates.crt"
+	// User is the distroless convention for "nonroot", so that
+	// runAsNonRoot admits the image without a numeric runAsUser.
+	User = "65532:65532"
+	// DefaultTag is the name config/manager deploys.
+	DefaultTag = "runtime-sdk-controller:latest"
+)
+
+// Options say what goes into the image.
+type Options struct {
+	// Binary is the controller, built static (CGO_ENABLED=0).
+	Binary string
+	// CACertificates is a PEM bundle of roots, usually the build machine's
+	// /etc/ssl/certs/ca-certificates.crt.
+	CACertificates string
+	// Tag names the image in the tarball, such as
+	// runtime-sdk-controller:latest.
+	Tag string
+	// Created is the image's creation time; zero keeps the epoch, so that
+	// the same inputs give the same image digest.
+	Created time.Time
+}
+
+// Write builds the image and writes it to out as an OCI image layout
+// archive (oci-layout, index.json, blobs) that also carries Docker's
+// manifest.json, as `docker save` writes since Docker 25: `docker load`
+// and `crane push` read it, and so does anything that reads OCI layouts.
+func Write(out string, o Options) error {
+	img, err := Build(o)
+	if err != nil {
+		return err
+	}
+	tag, err := name.NewTag(o.Tag)
+	if err != nil {
+		return fmt.Errorf("tag %q: %w", o.Tag, err)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := writeArchive(f, img, tag); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	return f.Close()
+}
+
+// Build returns the image.
+func Build(o Options) (v1.Image, error) {
+	binary, err := os.ReadFile(o.Binary)
+	if err != nil {
+		return nil, fmt.Errorf("binary: %w", err)
+	}
+	if err := checkStatic(o.Binary); err != nil {
+		return nil, err
+	}
+	certs, err := os.ReadFile(o.CACertificates)
+	if err != nil {
+		return nil, fmt.Errorf("CA certificates: %w (install the ca-certificates package, or name another bundle)", err)
+	}
+	layerTar, err := layerContents(binary, certs)
+	if err != nil {
+		return nil, err
+	}
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(layerTar)), nil
+	}, tarball.WithMediaType(types.OCILayer))
+	if err != nil {
+		return nil, err
+	}
+	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
+	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	if img, err = mutate.AppendLayers(img, layer); err != nil {
+		return nil, err
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cfg = cfg.DeepCopy()
+	cfg.Architecture, cfg.OS = "amd64", "linux"
+	if arch, err := elfArch(o.Binary); err == nil {
+		cfg.Architecture = arch
+	}
+	cfg.Created = v1.Time{Time: o.Created}
+	cfg.Config = v1.Config{
+		Entrypoint: []string{BinaryPath},
+		User:       User,
+		WorkingDir: "/",
+		Env:        []string{"SSL_CERT_FILE=" + CertsPath},
+		Labels: map[string]string{
+			"org.opencontainers.image.title":  "runtime-sdk-controller",
+			"org.opencontainers.image.source": "https://github.com/runtime-sdk-controller/runtime-sdk-controller",
+		},
+	}
+	return mutate.ConfigFile(img, cfg)
+}
+
+// layerContents is the one layer: directories, the binary, the roots and
+// the user database, all owned by root and not writable by the user.
+func layerContents(binary, certs []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	dirs := []string{"etc", "etc/ssl", "etc/ssl/certs", "tmp"}
+	for _, d := range dirs {
+		mode := int64(0o755)
+		if d == "tmp" {
+			mode = 0o1777
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: mode}); err != nil {
+			return nil, err
+		}
+	}
+	files := []struct {
+		path string
+		mode int64
+		data []byte
+	}{
+		{BinaryPath, 0o755, binary},
+		{CertsPath, 0o644, certs},
+		{"/etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n")},
+		{"/etc/group", 0o644, []byte("root:x:0:\nnonroot:x:65532:\n")},
+	}
+	for _, f := range files {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: path.Clean(f.path)[1:], Mode: f.mode, Size: int64(len(f.data))}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// checkStatic refuses a dynamically linked binary: the image has no libc.
+func checkStatic(binary string) error {
+	f, err := elf.Open(binary)
+	if err != nil {
+		return fmt.Errorf("binary %s is not an ELF executable: %w", binary, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return errors.New("binary " + binary + " is dynamically linked; build it with CGO_ENABLED=0")
+		}
+	}
+	return nil
+}
+
+// elfArch names the binary's architecture as OCI does.
+func elfArch(binary string) (string, error) {
+	f, err := elf.Open(binary)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	switch f.Machine {
+	case elf.EM_X86_64:
+		return "amd64", nil
+	case elf.EM_AARCH64:
+		return "arm64", nil
+	}
+	return "", fmt.Errorf("architecture %s", f.Machine)
+}

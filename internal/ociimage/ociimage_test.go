@@ -1,0 +1,186 @@
+package ociimage
+
+import (
+	"archive/tar"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// systemRoots is the bundle `make image` puts in the image.
+const systemRoots = "/etc/ssl/certs/ca-certificates.crt"
+
+// staticProgram builds a small static Go program: what the image is made
+// of is tested here, and a static build of the whole controller would
+// recompile every package without cgo (make image does that).
+func staticProgram(t *testing.T, dir string) string {
+	t.Helper()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() { println(\"ok\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	binary := filepath.Join(dir, "runtime-sdk-controller")
+	build := exec.Command("go", "build", "-o", binary, src)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOFLAGS=")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return binary
+}
+
+func TestWrite_TheImageRunsTheStaticControllerAsNonRootWithRootsAndNoShell(t *testing.T) {
+	if _, err := os.Stat(systemRoots); err != nil {
+		t.Skipf("no CA bundle on this machine: %v", err)
+	}
+	dir := t.TempDir()
+	binary := staticProgram(t, dir)
+	out := filepath.Join(dir, "image.tar")
+	if err := Write(out, Options{Binary: binary, CACertificates: systemRoots, Tag: "runtime-sdk-controller:latest"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Docker's view: manifest.json, as docker load and crane push read it.
+	tag, err := name.NewTag("runtime-sdk-controller:latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tarball.ImageFromPath(out, &tag); err != nil {
+		t.Fatalf("the archive does not load as Docker's tarball: %v", err)
+	}
+	// The OCI view: index.json and blobs.
+	layoutDir := filepath.Join(dir, "layout")
+	untar(t, out, layoutDir)
+	index, err := layout.ImageIndexFromPath(layoutDir)
+	if err != nil {
+		t.Fatalf("the archive is not an OCI layout: %v", err)
+	}
+	manifest, err := index.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(manifest.Manifests) != 1 || manifest.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != "latest" {
+		t.Fatalf("index.json: %+v, want one image tagged latest", manifest.Manifests)
+	}
+	img, err := index.Image(manifest.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mt, err := img.MediaType(); err != nil || mt != types.OCIManifestSchema1 {
+		t.Errorf("manifest media type %q (%v), want %q", mt, err, types.OCIManifestSchema1)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Config.Entrypoint; len(got) != 1 || got[0] != BinaryPath {
+		t.Errorf("entrypoint %v, want [%s]", got, BinaryPath)
+	}
+	if user := cfg.Config.User; user == "" || user == "0" || strings.HasPrefix(user, "0:") || strings.HasPrefix(user, "root") {
+		t.Errorf("user %q: the image must not run as root", user)
+	}
+	if cfg.OS != "linux" || cfg.Architecture == "" {
+		t.Errorf("platform %s/%s", cfg.OS, cfg.Architecture)
+	}
+
+	files := map[string]int64{}
+	passwd := ""
+	reader := mutate.Extract(img)
+	defer reader.Close()
+	tr := tar.NewReader(reader)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[path.Clean("/"+h.Name)] = h.Size
+		if path.Clean("/"+h.Name) == "/etc/passwd" {
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			passwd = string(data)
+		}
+		switch base := path.Base(h.Name); {
+		case base == "sh" || base == "bash" || base == "busybox" || strings.HasPrefix(path.Clean("/"+h.Name), "/bin/"):
+			t.Errorf("the image holds %s: it must have no shell", h.Name)
+		}
+	}
+	info, err := os.Stat(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files[BinaryPath] != info.Size() {
+		t.Errorf("%s is %d bytes in the image, the binary %d", BinaryPath, files[BinaryPath], info.Size())
+	}
+	if files[CertsPath] == 0 {
+		t.Errorf("no CA certificates at %s", CertsPath)
+	}
+	if !strings.Contains(passwd, ":65532:65532:") {
+		t.Errorf("/etc/passwd does not name the user %s", User)
+	}
+}
+
+func TestBuild_ADynamicallyLinkedBinaryIsRefused(t *testing.T) {
+	dynamic, err := exec.LookPath("ls")
+	if err != nil {
+		t.Skip("no ls")
+	}
+	_, err = Build(Options{Binary: dynamic, CACertificates: systemRoots, Tag: "x:latest"})
+	if err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
+		t.Errorf("a dynamically linked binary: %v, want a refusal that says to build with CGO_ENABLED=0", err)
+	}
+}
+
+func untar(t *testing.T, archive, dir string) {
+	t.Helper()
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := filepath.Join(dir, filepath.FromSlash(path.Clean("/"+h.Name)))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(target, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestDefaultTag_IsTheImageTheManagerDeploys(t *testing.T) {
+	manifest, err := os.ReadFile("../../config/manager/manager.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(manifest), "image: "+DefaultTag+"\n") {
+		t.Errorf("config/manager/manager.yaml does not deploy %s, the image make image writes", DefaultTag)
+	}
+}
