@@ -134,16 +134,21 @@ var (
 
 var register, registerObserved sync.Once
 
+// Collectors are the controllers' own metrics, the ones Register adds.
+func Collectors() []prometheus.Collector {
+	return []prometheus.Collector{
+		ExtensionConfigEvents, ClusterClassEnqueued, ExtensionCalls, ExtensionCallDuration,
+		RegisteredHandlers, IndexedReferences, IndexedClusterClasses, VariablesCacheEntries, VariablesRefreshes,
+		VariableSchemasCached,
+	}
+}
+
 // Register adds the controllers' metrics to controller-runtime's registry.
 // It is safe to call more than once (tests build several managers in one
 // process).
 func Register() {
 	register.Do(func() {
-		ctrlmetrics.Registry.MustRegister(
-			ExtensionConfigEvents, ClusterClassEnqueued, ExtensionCalls, ExtensionCallDuration,
-			RegisteredHandlers, IndexedReferences, IndexedClusterClasses, VariablesCacheEntries, VariablesRefreshes,
-			VariableSchemasCached,
-		)
+		ctrlmetrics.Registry.MustRegister(Collectors()...)
 	})
 }
 

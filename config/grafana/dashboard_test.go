@@ -1,0 +1,140 @@
+package grafana
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/prometheus/promql/parser"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup/setuptest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+type dashboard struct {
+	Panels []struct {
+		Title   string `json:"title"`
+		Targets []struct {
+			Expr string `json:"expr"`
+		} `json:"targets"`
+	} `json:"panels"`
+}
+
+// grafanaVariables are what Grafana substitutes before a query reaches
+// Prometheus; the parser sees a duration in their place, as Prometheus does.
+var grafanaVariables = regexp.MustCompile(`\$__rate_interval|\$__interval|\$__range`)
+
+func TestDashboard_EveryQueryParsesAndNamesOnlyExportedMetrics(t *testing.T) {
+	data, err := os.ReadFile("runtime-sdk-controller.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d dashboard
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatalf("the dashboard is not JSON: %v", err)
+	}
+	exported := exportedMetrics(t)
+
+	titles := map[string]bool{}
+	queries := 0
+	p := parser.NewParser(parser.Options{})
+	for _, panel := range d.Panels {
+		titles[strings.ToLower(panel.Title)] = true
+		for _, target := range panel.Targets {
+			queries++
+			expr, err := p.ParseExpr(grafanaVariables.ReplaceAllString(target.Expr, "5m"))
+			if err != nil {
+				t.Errorf("panel %q: %q does not parse: %v", panel.Title, target.Expr, err)
+				continue
+			}
+			parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
+				if vs, ok := node.(*parser.VectorSelector); ok && !exported[vs.Name] {
+					t.Errorf("panel %q: %s is not a metric the controller exports", panel.Title, vs.Name)
+				}
+				return nil
+			})
+		}
+	}
+	if queries == 0 {
+		t.Fatal("the dashboard has no queries")
+	}
+	for _, want := range []string{"reconciles by trigger", "extension calls by outcome", "call latency", "cache and index sizes", "events by outcome"} {
+		found := false
+		for title := range titles {
+			found = found || strings.Contains(title, want)
+		}
+		if !found {
+			t.Errorf("no panel for %q", want)
+		}
+	}
+}
+
+// exportedMetrics are the series names the controller serves: its own
+// metrics, by their descriptions, and controller-runtime's, gathered from
+// a manager that has started its controllers. A histogram is served as
+// its _bucket, _sum and _count series.
+func exportedMetrics(t *testing.T) map[string]bool {
+	t.Helper()
+	names := map[string]bool{}
+	descs := make(chan *prometheus.Desc, 64)
+	go func() {
+		for _, c := range metrics.Collectors() {
+			c.Describe(descs)
+		}
+		close(descs)
+	}()
+	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
+	for d := range descs {
+		if m := fqName.FindStringSubmatch(d.String()); m != nil {
+			for _, suffix := range []string{"", "_bucket", "_sum", "_count"} {
+				names[m[1]+suffix] = true
+			}
+		}
+	}
+
+	setuptest.Start(t, env.Config, setup.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// A ClusterClass to reconcile puts the work queues' series in place.
+	if err := minimalclass.CreateWithOwnTemplates(ctx, env.Client, minimalclass.ClusterClass(env.Namespace(t, nil), "dashboard")); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		families, err := ctrlmetrics.Registry.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		started := false
+		for _, f := range families {
+			names[f.GetName()] = true
+			if f.GetType() == dto.MetricType_HISTOGRAM {
+				for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+					names[f.GetName()+suffix] = true
+				}
+			}
+			started = started || (f.GetName() == "controller_runtime_reconcile_total" && len(f.GetMetric()) > 0)
+		}
+		if started && names["workqueue_depth"] {
+			return names
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the manager's controllers did not start within a minute; gathered %d names: %v", len(names), names)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
