@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/readmecheck"
+)
+
+func TestREADME_FlagTableIsWhatHelpLists(t *testing.T) {
+	cells, err := readmecheck.Table(readmecheck.Path(), "## Using it", "rsc-dev flag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := readmecheck.Flags(cells)
+	var usage, stdout bytes.Buffer
+	if code := run([]string{"-h"}, &stdout, &usage); code != 0 {
+		t.Fatalf("-h exited %d", code)
+	}
+	listed := readmecheck.UsageFlags(usage.String())
+	if len(documented) == 0 || len(listed) == 0 {
+		t.Fatalf("README table %d flags, -h %d", len(documented), len(listed))
+	}
+	for _, f := range documented {
+		if !slices.Contains(listed, f) {
+			t.Errorf("the README's rsc-dev table has --%s, which -h does not list", f)
+		}
+	}
+	for _, f := range listed {
+		if !slices.Contains(documented, f) {
+			t.Errorf("-h lists --%s, which the README's rsc-dev table lacks", f)
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package readmecheck
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+)
+
+// Path is the README at the root of the project.
+func Path() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "README.md")
+}
+
+// Table returns the first column of every row of the markdown table whose
+// header's first cell is header, below the line that contains after.
+func Table(readme, after, header string) ([]string, error) {
+	f, err := os.Open(readme)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var (
+		cells   []string
+		started bool
+		inTable bool
+	)
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		line := strings.TrimSpace(scanner.Text())
+		switch {
+		case !started:
+			started = strings.Contains(line, after)
+		case !inTable:
+			inTable = strings.HasPrefix(line, "| "+header+" |")
+		case !strings.HasPrefix(line, "|"):
+			return cells, nil
+		case strings.HasPrefix(line, "| ---"):
+		default:
+			cells = append(cells, strings.TrimSpace(strings.Split(line, "|")[1]))
+		}
+	}
+	return cells, scanner.Err()
+}
+
+var (
+	flagName  = regexp.MustCompile("`--([a-z0-9-]+)")
+	usageFlag = regexp.MustCompile(`^  -([a-z0-9-]+)`)
+)
+
+// Flags are the --names written in cells.
+func Flags(cells []string) []string {
+	var flags []string
+	for _, c := range cells {
+		for _, m := range flagName.FindAllStringSubmatch(c, -1) {
+			flags = append(flags, m[1])
+		}
+	}
+	return flags
+}
+
+// UsageFlags are the flags a flag package usage text (-h) lists.
+func UsageFlags(usage string) []string {
+	var flags []string
+	for _, line := range strings.Split(usage, "\n") {
+		if m := usageFlag.FindStringSubmatch(line); m != nil {
+			flags = append(flags, m[1])
+		}
+	}
+	return flags
+}
+
+// MakeTargets are the targets the Makefile documents with "## ".
+func MakeTargets(makefile string) ([]string, error) {
+	data, err := os.ReadFile(makefile)
+	if err != nil {
+		return nil, err
+	}
+	var targets []string
+	for _, m := range documentedTarget.FindAllStringSubmatch(string(data), -1) {
+		targets = append(targets, m[1])
+	}
+	return targets, nil
+}
+
+var documentedTarget = regexp.MustCompile(`(?m)^([a-zA-Z_-]+):.*## `)

@@ -1,0 +1,82 @@
+package readmecheck
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestREADME_MakeTargetsTableIsTheMakefiles(t *testing.T) {
+	cells, err := Table(Path(), "## Make targets", "target")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := regexp.MustCompile("^`make ([a-z-]+)`$")
+	var documented []string
+	for _, c := range cells {
+		m := target.FindStringSubmatch(c)
+		if m == nil {
+			t.Errorf("row %q does not name one make target", c)
+			continue
+		}
+		documented = append(documented, m[1])
+	}
+	defined, err := MakeTargets(filepath.Join(filepath.Dir(Path()), "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range documented {
+		if !slices.Contains(defined, d) {
+			t.Errorf("the README documents make %s, which the Makefile does not define", d)
+		}
+	}
+	for _, d := range defined {
+		if !slices.Contains(documented, d) && d != "help" {
+			t.Errorf("the Makefile defines make %s, which the README's table lacks", d)
+		}
+	}
+}
+
+// otherTools' flags: kubectl's in the commands the README shows, and
+// Cluster API's manager's where it says how that ran.
+var otherTools = []string{"type", "feature-gates", "sync-period"}
+
+func TestREADME_EveryFlagItNamesIsDefined(t *testing.T) {
+	readme, err := os.ReadFile(Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(Path())
+	var sources strings.Builder
+	for _, dir := range []string{"cmd", "internal"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			sources.Write(data)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	flag := regexp.MustCompile("--([a-z][a-z0-9-]+)")
+	checked := map[string]bool{}
+	for _, m := range flag.FindAllStringSubmatch(string(readme), -1) {
+		name := m[1]
+		if checked[name] || slices.Contains(otherTools, name) || strings.HasPrefix(name, "zap-") {
+			continue
+		}
+		checked[name] = true
+		if !strings.Contains(sources.String(), `"`+name+`"`) {
+			t.Errorf("the README names --%s, which no command defines", name)
+		}
+	}
+	if len(checked) < 20 {
+		t.Fatalf("found only %d flags in the README", len(checked))
+	}
+}
