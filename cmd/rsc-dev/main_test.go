@@ -319,3 +319,22 @@ func TestBinary_APortInUseIsNamedWithTheFlagThatMovesIt(t *testing.T) {
 		t.Errorf("a control plane was started although a port was taken")
 	}
 }
+
+func TestBinary_BareStartsNoExtensionAndAppliesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the local control plane")
+	}
+	r := newRig(t, true)
+	l := r.start(t, "--bare")
+	l.waitFor(t, regexp.MustCompile(`ClusterClasses: 0 of 0 with variables ready · ExtensionConfigs: 0, 0 handlers registered`), 2*time.Minute)
+	children := proctest.Children(l.cmd.Process.Pid)
+	if len(children) != 3 {
+		t.Errorf("rsc-dev --bare runs %d child processes, want etcd, kube-apiserver and the controller", len(children))
+	}
+	for _, line := range l.output() {
+		if strings.Contains(line, "patch extensionconfig") {
+			t.Errorf("--bare prints a step for the examples: %s", line)
+		}
+	}
+	stop(t, l, children)
+}

@@ -1,0 +1,76 @@
+package devrun
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestConsoleLine_ShowsWarningsAndErrorsOnceWithoutTheirReconcileID(t *testing.T) {
+	for _, tc := range []struct {
+		raw, want string
+		shown     bool
+	}{
+		{`{"level":"info","ts":"2026-12-03T13:33:15Z","msg":"Starting"}`, "", false},
+		{`{"level":"error","ts":"2026-12-03T13:33:15Z","logger":"clusterclass","msg":"Reconciler error","error":"boom","reconcileID":"abc"}`,
+			"ERROR clusterclass: Reconciler error error=boom", true},
+		{`{"level":"warn","ts":1764768795.5,"msg":"slow"}`, "WARN slow", true},
+		{`panic: runtime error`, "panic: runtime error", true},
+	} {
+		line, key, ok := consoleLine([]byte(tc.raw))
+		if ok != tc.shown {
+			t.Errorf("%s: shown %v, want %v", tc.raw, ok, tc.shown)
+			continue
+		}
+		if ok && (!strings.HasSuffix(line, tc.want) || strings.Contains(key, "reconcileID")) {
+			t.Errorf("%s: line %q key %q, want a line ending %q and a key without the reconcile ID", tc.raw, line, key, tc.want)
+		}
+	}
+}
+
+func TestReadObjects_ReportsTheBrokenDocumentAndKeepsTheOthers(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "x.yaml")
+	content := "# only a comment\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\nkind: [broken\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n"
+	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objects, err := readObjects(file)
+	if err == nil || !strings.Contains(err.Error(), "document 3") {
+		t.Errorf("error %v, want one naming document 3", err)
+	}
+	if len(objects) != 2 || objects[0].GetName() != "a" || objects[1].GetName() != "b" {
+		t.Errorf("got %d objects, want namespaces a and b", len(objects))
+	}
+}
+
+func TestPointAtExtension_RewritesOnlyTheDefaultAddress(t *testing.T) {
+	config := func(url string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"kind": "ExtensionConfig"}}
+		_ = unstructured.SetNestedField(u.Object, url, "spec", "clientConfig", "url")
+		return u
+	}
+	for _, tc := range []struct{ url, want string }{
+		{"https://" + DefaultExtensionAddress, "https://127.0.0.1:19443"},
+		{"https://elsewhere:443", "https://elsewhere:443"},
+	} {
+		u := config(tc.url)
+		pointAtExtension(u, "https://127.0.0.1:19443")
+		if got, _, _ := unstructured.NestedString(u.Object, "spec", "clientConfig", "url"); got != tc.want {
+			t.Errorf("%s became %s, want %s", tc.url, got, tc.want)
+		}
+	}
+}
+
+func TestOptions_OnlyALocalFullLaunchStartsTheExtension(t *testing.T) {
+	for _, tc := range []struct {
+		o    Options
+		want bool
+	}{{Options{}, true}, {Options{Bare: true}, false}, {Options{Kubeconfig: "/k"}, false}} {
+		if got := tc.o.withExtension(); got != tc.want {
+			t.Errorf("%+v: extension %v, want %v", tc.o, got, tc.want)
+		}
+	}
+}
