@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"slices"
 	"testing"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/readmecheck"
@@ -22,14 +21,8 @@ func TestREADME_FlagTableIsWhatHelpLists(t *testing.T) {
 	if len(documented) == 0 || len(listed) == 0 {
 		t.Fatalf("README table %d flags, -h %d", len(documented), len(listed))
 	}
-	for _, f := range documented {
-		if !slices.Contains(listed, f) {
-			t.Errorf("the README's rsc-dev table has --%s, which -h does not list", f)
-		}
-	}
-	for _, f := range listed {
-		if !slices.Contains(documented, f) {
-			t.Errorf("-h lists --%s, which the README's rsc-dev table lacks", f)
-		}
+	onlyDocumented, onlyListed := readmecheck.Differences(documented, listed, nil)
+	if len(onlyDocumented) > 0 || len(onlyListed) > 0 {
+		t.Errorf("the README's rsc-dev table has %v, which -h does not list; -h lists %v, which the table lacks", onlyDocumented, onlyListed)
 	}
 }

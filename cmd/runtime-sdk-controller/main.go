@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -187,7 +185,7 @@ func clusterConfig(ctx context.Context, o *options, stdout io.Writer) (*rest.Con
 	if o.manager.LeaderElection && o.manager.LeaderElectionNamespace == "" {
 		o.manager.LeaderElectionNamespace = "kube-system"
 	}
-	fmt.Fprintf(stdout, "Local control plane is up (data in %s). To reach it:\n  export KUBECONFIG=%s\n", cluster.Dir(), relativeToWorkingDir(cluster.KubeconfigPath()))
+	fmt.Fprintf(stdout, "Local control plane is up (data in %s). To reach it:\n  export KUBECONFIG=%s\n", cluster.Dir(), cli.Relative(cluster.KubeconfigPath()))
 	stop := func() {
 		if err := cluster.Stop(); err != nil {
 			ctrl.Log.Error(err, "stop local control plane")
@@ -211,15 +209,4 @@ func loadKubeconfig(path string) (*rest.Config, error) {
 		return nil, fmt.Errorf("kubeconfig %s: %w", path, err)
 	}
 	return cfg, nil
-}
-
-func relativeToWorkingDir(path string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
 }

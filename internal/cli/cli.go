@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -77,4 +78,22 @@ func StartLocalCluster(ctx context.Context, opts localcluster.Options) (*localcl
 		return nil, fmt.Errorf("local control plane: %w", err)
 	}
 	return cluster, nil
+}
+
+// Relative shortens path to one relative to the working directory when it
+// lies below it, so that a printed command reads as typed; otherwise it is
+// returned absolute.
+func Relative(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return abs
+	}
+	if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return abs
 }

@@ -207,11 +207,11 @@ func startController(ctx context.Context, o Options, kubeconfig string) (*manage
 // printNextSteps prints commands that work as printed from the working
 // directory.
 func printNextSteps(out io.Writer, o Options, kubeconfig string) {
-	kubectl := relative(filepath.Join(o.BinDir, "kubectl"))
-	controller := relative(filepath.Join(o.BinDir, "runtime-sdk-controller"))
+	kubectl := cli.Relative(filepath.Join(o.BinDir, "kubectl"))
+	controller := cli.Relative(filepath.Join(o.BinDir, "runtime-sdk-controller"))
 	var b strings.Builder
-	fmt.Fprintf(&b, "Up. Logs are in %s. Next, in another terminal:\n", relative(o.LocalDir))
-	fmt.Fprintf(&b, "  export KUBECONFIG=%s\n", relative(kubeconfig))
+	fmt.Fprintf(&b, "Up. Logs are in %s. Next, in another terminal:\n", cli.Relative(o.LocalDir))
+	fmt.Fprintf(&b, "  export KUBECONFIG=%s\n", cli.Relative(kubeconfig))
 	fmt.Fprintf(&b, "  %s get clusterclasses -A\n", kubectl)
 	if o.withExtension() {
 		// The date makes every run of the command a change.
@@ -222,23 +222,6 @@ func printNextSteps(out io.Writer, o Options, kubeconfig string) {
 	fmt.Fprintf(&b, "  curl -s http://%s/metrics | grep ^runtime_sdk_\n", o.MetricsAddress)
 	b.WriteString("Ctrl-C stops everything.\n")
 	_, _ = io.WriteString(out, b.String())
-}
-
-// relative shortens path to one relative to the working directory, when
-// it lies below it, so that a printed command reads as typed.
-func relative(path string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path
-	}
-	if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return abs
 }
 
 // controllerLog is the controller's log file in LocalDir.

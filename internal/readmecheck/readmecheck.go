@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -87,3 +88,19 @@ func MakeTargets(makefile string) ([]string, error) {
 }
 
 var documentedTarget = regexp.MustCompile(`(?m)^([a-zA-Z_-]+):.*## `)
+
+// Differences are the flags only the README documents and those only -h
+// lists; ignore drops flags the README covers with one row for many.
+func Differences(documented, listed []string, ignore func(string) bool) (onlyDocumented, onlyListed []string) {
+	for _, f := range documented {
+		if !slices.Contains(listed, f) {
+			onlyDocumented = append(onlyDocumented, f)
+		}
+	}
+	for _, f := range listed {
+		if !slices.Contains(documented, f) && (ignore == nil || !ignore(f)) {
+			onlyListed = append(onlyListed, f)
+		}
+	}
+	return onlyDocumented, onlyListed
+}
