@@ -115,6 +115,7 @@ func (r *rig) start(t *testing.T, extra ...string) *launch {
 	l := &launch{cmd: cmd, ended: make(chan struct{})}
 	go func() {
 		scanner := bufio.NewScanner(stdout)
+		scanner.Buffer(nil, 1<<20)
 		for scanner.Scan() {
 			l.mu.Lock()
 			l.lines = append(l.lines, scanner.Text())
@@ -206,6 +207,7 @@ func TestBinary_ExamplesShowTheIndexAtWorkAndCtrlCStopsEverything(t *testing.T) 
 			t.Errorf("the printed commands' output lacks %q:\n%s", want, out)
 		}
 	}
+	l.waitFor(t, regexp.MustCompile(fmt.Sprintf(`ClusterClass reconciles: %d\b`, base+1)), time.Minute)
 	c := clientFor(t, filepath.Join(r.localDir, "kubeconfig"))
 	patchSettings(t, c, "sizing", "barrier")
 	want := base + 1 + 3
@@ -306,7 +308,11 @@ func TestBinary_APortInUseIsNamedWithTheFlagThatMovesIt(t *testing.T) {
 	}
 	defer taken.Close()
 	l := r.start(t)
-	<-l.ended
+	select {
+	case <-l.ended:
+	case <-time.After(time.Minute):
+		t.Fatal("rsc-dev did not stop within a minute although a port it needs is taken")
+	}
 	out := strings.Join(l.output(), "\n")
 	if code := l.cmd.ProcessState.ExitCode(); code != 1 {
 		t.Errorf("exit code %d, want 1", code)

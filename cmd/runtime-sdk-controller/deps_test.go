@@ -29,6 +29,7 @@ func TestBinary_LinksNoTestOrToolCode(t *testing.T) {
 		module + "internal/devrun",
 		module + "internal/proctest",
 		module + "internal/ociimage",
+		module + "internal/readmecheck",
 	}
 	linked := map[string]bool{}
 	for _, pkg := range strings.Fields(string(out)) {

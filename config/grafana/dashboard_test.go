@@ -85,23 +85,24 @@ func TestDashboard_EveryQueryParsesAndNamesOnlyExportedMetrics(t *testing.T) {
 
 // exportedMetrics are the series names the controller serves: its own
 // metrics, by their descriptions, and controller-runtime's, gathered from
-// a manager that has started its controllers. A histogram is served as
-// its _bucket, _sum and _count series.
+// a manager that has started its controllers.
 func exportedMetrics(t *testing.T) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
-	descs := make(chan *prometheus.Desc, 64)
-	go func() {
-		for _, c := range metrics.Collectors() {
-			c.Describe(descs)
-		}
-		close(descs)
-	}()
 	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
-	for d := range descs {
-		if m := fqName.FindStringSubmatch(d.String()); m != nil {
-			for _, suffix := range []string{"", "_bucket", "_sum", "_count"} {
-				names[m[1]+suffix] = true
+	for _, c := range metrics.Collectors() {
+		descs := make(chan *prometheus.Desc, 8)
+		go func() { c.Describe(descs); close(descs) }()
+		for d := range descs {
+			m := fqName.FindStringSubmatch(d.String())
+			if m == nil {
+				t.Fatalf("no name in %s", d)
+			}
+			switch c.(type) {
+			case *prometheus.HistogramVec, prometheus.Histogram:
+				addHistogram(names, m[1])
+			default:
+				names[m[1]] = true
 			}
 		}
 	}
@@ -120,11 +121,10 @@ func exportedMetrics(t *testing.T) map[string]bool {
 		}
 		started := false
 		for _, f := range families {
-			names[f.GetName()] = true
 			if f.GetType() == dto.MetricType_HISTOGRAM {
-				for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-					names[f.GetName()+suffix] = true
-				}
+				addHistogram(names, f.GetName())
+			} else {
+				names[f.GetName()] = true
 			}
 			started = started || (f.GetName() == "controller_runtime_reconcile_total" && len(f.GetMetric()) > 0)
 		}
@@ -136,5 +136,13 @@ func exportedMetrics(t *testing.T) map[string]bool {
 			t.Fatalf("the manager's controllers did not start within a minute; gathered %d names: %v", len(names), names)
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+}
+
+// addHistogram adds the series a histogram is served as: its buckets, sum
+// and count, never its bare name.
+func addHistogram(names map[string]bool, name string) {
+	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+		names[name+suffix] = true
 	}
 }

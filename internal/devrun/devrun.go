@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -90,6 +92,10 @@ func (o Options) withExtension() bool { return !o.Bare && o.Kubeconfig == "" }
 // order: controller, extension, control plane.
 func Run(ctx context.Context, o Options, out io.Writer) error {
 	o = o.withDefaults()
+	out = &syncWriter{w: out}
+	if err := checkControllerArgs(o.ControllerArgs); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(o.LocalDir, 0o700); err != nil {
 		return err
 	}
@@ -113,13 +119,19 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		}
 		defer extension.Stop()
 	}
+	// The controller's log is followed from before it starts, so that a
+	// flag error or a crash during start-up reaches the terminal, and read
+	// to its end after it stopped.
 	warnings := followFromEnd(filepath.Join(o.LocalDir, controllerLog), out)
+	followCtx, stopFollowing := context.WithCancel(context.WithoutCancel(ctx))
+	followed := make(chan struct{})
+	go func() { warnings.run(followCtx); close(followed) }()
+	defer func() { stopFollowing(); <-followed }()
 	controller, err := startController(ctx, o, kubeconfig)
 	if err != nil {
 		return err
 	}
 	defer controller.Stop()
-	go warnings.run(ctx)
 
 	if o.withExtension() {
 		for _, failure := range applyExamples(ctx, c, o.ExamplesDir, extensionURL(o)) {
@@ -133,13 +145,17 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	defer ticker.Stop()
 	last := ""
 	for {
-		if line, err := summary.line(ctx); err == nil && line != last {
+		line, err := summary.line(ctx)
+		if err != nil {
+			line = "summary not available: " + cli.OneLine(err)
+		}
+		if line != last && ctx.Err() == nil {
 			fmt.Fprintf(out, "%s %s\n", time.Now().Format("15:04:05"), line)
 			last = line
 		}
 		select {
 		case <-ctx.Done():
-			fmt.Fprintln(out, "stopping: controller, then sample extension, then control plane")
+			fmt.Fprintln(out, stopping(o))
 			return nil
 		case <-controller.Done():
 			_, err := controller.Exited()
@@ -150,6 +166,47 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		case <-ticker.C:
 		}
 	}
+}
+
+// stopping says what Ctrl-C stops, in order.
+func stopping(o Options) string {
+	switch {
+	case o.Kubeconfig != "":
+		return "stopping the controller"
+	case o.withExtension():
+		return "stopping: controller, then sample extension, then control plane"
+	default:
+		return "stopping: controller, then control plane"
+	}
+}
+
+// managedFlags are the controller flags the launcher sets itself: the
+// summary reads the metrics and start-up waits for the probes it names.
+var managedFlags = []string{"kubeconfig", "metrics-bind-address", "metrics-secure", "health-probe-bind-address", "local"}
+
+// checkControllerArgs refuses controller flags that would take from the
+// launcher what it needs; each has a launcher flag of its own.
+func checkControllerArgs(args []string) error {
+	for _, arg := range args {
+		name := strings.TrimLeft(arg, "-")
+		name, _, _ = strings.Cut(name, "=")
+		if strings.HasPrefix(arg, "-") && slices.Contains(managedFlags, name) {
+			return fmt.Errorf("controller flag %s is set by rsc-dev: use its --kubeconfig, --metrics-address or --health-address instead", arg)
+		}
+	}
+	return nil
+}
+
+// syncWriter serialises the summary's and the log follower's lines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // exited is p's Done channel, or one that never closes without p.

@@ -74,3 +74,36 @@ func TestOptions_OnlyALocalFullLaunchStartsTheExtension(t *testing.T) {
 		}
 	}
 }
+
+func TestServingCertificate_IsKeptForItsHostAndRenewedForAnother(t *testing.T) {
+	dir := t.TempDir()
+	first, _, _, err := servingCertificate(dir, "127.0.0.1:9443")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, _, err := servingCertificate(dir, "127.0.0.1:19443")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(first) {
+		t.Error("another port on the same host replaced the CA the cluster holds")
+	}
+	other, certFile, _, err := servingCertificate(dir, "10.0.0.7:9443")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(other) == string(first) || !stillServes(certFile, "10.0.0.7") {
+		t.Error("a host the certificate does not name kept the old certificate")
+	}
+}
+
+func TestCheckControllerArgs_RefusesWhatTheLauncherSets(t *testing.T) {
+	if err := checkControllerArgs([]string{"--zap-log-level=debug", "--clusterclass-concurrency", "4"}); err != nil {
+		t.Errorf("controller flags of its own: %v", err)
+	}
+	for _, arg := range []string{"--metrics-bind-address=:9000", "-kubeconfig", "--health-probe-bind-address"} {
+		if err := checkControllerArgs([]string{arg}); err == nil || !strings.Contains(err.Error(), "set by rsc-dev") {
+			t.Errorf("%s: %v, want a refusal", arg, err)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package devrun
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"os"
@@ -65,12 +67,12 @@ func startExtension(ctx context.Context, o Options, c client.Client) (*managerpr
 func servingCertificate(dir, address string) (caPEM []byte, certFile, keyFile string, err error) {
 	caFile := filepath.Join(dir, "ca.crt")
 	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	if caPEM, err = os.ReadFile(caFile); err == nil && fileExists(certFile) && fileExists(keyFile) {
-		return caPEM, certFile, keyFile, nil
-	}
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("--extension-address %q: %w", address, err)
+	}
+	if caPEM, err = os.ReadFile(caFile); err == nil && fileExists(keyFile) && stillServes(certFile, host) {
+		return caPEM, certFile, keyFile, nil
 	}
 	hosts := []string{"localhost", "127.0.0.1"}
 	if host != "" && host != "localhost" && host != "127.0.0.1" {
@@ -93,6 +95,27 @@ func servingCertificate(dir, address string) (caPEM []byte, certFile, keyFile st
 		}
 	}
 	return caPEM, certFile, keyFile, nil
+}
+
+// stillServes reports whether the certificate in file is valid for another
+// day and names host; otherwise a new one is generated.
+func stillServes(file, host string) bool {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return false
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return false
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return time.Now().Add(24*time.Hour).Before(cert.NotAfter) && cert.VerifyHostname(host) == nil
 }
 
 func fileExists(path string) bool {

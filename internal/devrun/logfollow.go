@@ -40,12 +40,18 @@ func followFromEnd(path string, out io.Writer) *logFollower {
 // pollInterval is how often the log is read for new lines.
 const pollInterval = 250 * time.Millisecond
 
+// run prints new lines every poll interval until ctx ends, then reads
+// once more: what a stopped or crashed controller wrote last.
 func (f *logFollower) run(ctx context.Context) {
 	var pending []byte
 	for {
 		pending = f.readNew(pending)
 		select {
 		case <-ctx.Done():
+			pending = f.readNew(pending)
+			if line, _, ok := consoleLine(pending); ok {
+				fmt.Fprintln(f.out, line)
+			}
 			return
 		case <-time.After(pollInterval):
 		}

@@ -11,10 +11,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/benchfixture"
 )
 
-// inlineFrom is what status.variables names as the source of a variable
-// defined in the ClusterClass's own spec.
-const inlineFrom = "inline"
-
 // staleClasses counts the ClusterClasses whose status is not what the
 // fixture's current objects call for: VariablesReady True exactly when every
 // referenced config admits the namespace, and then the variables of the
@@ -58,7 +54,7 @@ func (f *fixture) statusIsCurrent(cf classFixture, cc *clusterv1.ClusterClass) b
 		want[name][from] = true
 	}
 	for _, v := range cc.Spec.Variables {
-		add(v.Name, inlineFrom)
+		add(v.Name, clusterv1.VariableDefinitionFromInline)
 	}
 	for _, i := range cf.configs {
 		for _, name := range f.configs[i].variables {

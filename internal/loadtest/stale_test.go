@@ -33,7 +33,7 @@ func TestStatusIsCurrent_ComparesTheConditionAndEveryVariableWithItsSource(t *te
 		}
 		return v
 	}
-	current := status(metav1.ConditionTrue, variable("inlined", inlineFrom), variable("size", benchfixture.PatchName("open")))
+	current := status(metav1.ConditionTrue, variable("inlined", clusterv1.VariableDefinitionFromInline), variable("size", benchfixture.PatchName("open")))
 	for _, tc := range []struct {
 		name  string
 		class classFixture
@@ -41,9 +41,9 @@ func TestStatusIsCurrent_ComparesTheConditionAndEveryVariableWithItsSource(t *te
 		want  bool
 	}{
 		{"every variable from its source", open, current, true},
-		{"a variable missing", open, status(metav1.ConditionTrue, variable("inlined", inlineFrom)), false},
-		{"a variable from the wrong source", open, status(metav1.ConditionTrue, variable("inlined", inlineFrom), variable("size", "patch-other")), false},
-		{"a variable too many", open, status(metav1.ConditionTrue, variable("inlined", inlineFrom), variable("size", benchfixture.PatchName("open")), variable("zone", benchfixture.PatchName("open"))), false},
+		{"a variable missing", open, status(metav1.ConditionTrue, variable("inlined", clusterv1.VariableDefinitionFromInline)), false},
+		{"a variable from the wrong source", open, status(metav1.ConditionTrue, variable("inlined", clusterv1.VariableDefinitionFromInline), variable("size", "patch-other")), false},
+		{"a variable too many", open, status(metav1.ConditionTrue, variable("inlined", clusterv1.VariableDefinitionFromInline), variable("size", benchfixture.PatchName("open")), variable("zone", benchfixture.PatchName("open"))), false},
 		{"not ready although admitted", open, status(metav1.ConditionFalse), false},
 		{"ready although a config does not admit the namespace", both, current, false},
 		{"not ready where a config does not admit the namespace", both, status(metav1.ConditionFalse), true},

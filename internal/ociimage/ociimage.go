@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -58,15 +59,21 @@ func Write(out string, o Options) error {
 	if err != nil {
 		return fmt.Errorf("tag %q: %w", o.Tag, err)
 	}
-	f, err := os.Create(out)
+	// Written beside out and renamed, so that a failure never leaves a
+	// partial archive where a good one was.
+	f, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".*")
 	if err != nil {
 		return err
 	}
+	defer os.Remove(f.Name())
 	if err := writeArchive(f, img, tag); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", out, err)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), out)
 }
 
 // Build returns the image.
@@ -102,10 +109,11 @@ func Build(o Options) (v1.Image, error) {
 		return nil, err
 	}
 	cfg = cfg.DeepCopy()
-	cfg.Architecture, cfg.OS = "amd64", "linux"
-	if arch, err := elfArch(o.Binary); err == nil {
-		cfg.Architecture = arch
+	arch, err := elfArch(o.Binary)
+	if err != nil {
+		return nil, fmt.Errorf("binary %s: %w", o.Binary, err)
 	}
+	cfg.Architecture, cfg.OS = arch, "linux"
 	cfg.Created = v1.Time{Time: o.Created}
 	cfg.Config = v1.Config{
 		Entrypoint: []string{BinaryPath},
@@ -187,5 +195,5 @@ func elfArch(binary string) (string, error) {
 	case elf.EM_AARCH64:
 		return "arm64", nil
 	}
-	return "", fmt.Errorf("architecture %s", f.Machine)
+	return "", fmt.Errorf("architecture %s is not one the image is built for (amd64, arm64)", f.Machine)
 }
