@@ -123,7 +123,7 @@ loadtest: tools build-bench ## Run the load tool (seed and scale at N=1000) on a
 	$(BENCH) loadtest --out loadtest-results $(LOADTEST_ARGS)
 
 .PHONY: compare
-compare: tools capi-baseline build build-bench ## Run seed and scale at N=1000 under our controller and under Cluster API v1.14.2's own manager, each on a fresh local control plane, side by side, with an idle period of 1 minute (every periodic interval of both scaled to it; COMPARE_ARGS="--idle-period 10m" for Cluster API's defaults); COMPARE_ARGS adds flags.
+compare: tools capi-baseline build build-bench ## Run seed and scale at N=1000 under our controller and under Cluster API v1.14.2's own manager, each on a fresh local control plane, side by side, with an idle period of 1 minute after scale (every periodic interval of both scaled to it; COMPARE_ARGS="--idle-period 10m" for Cluster API's defaults); COMPARE_ARGS adds flags.
 	$(BENCH) loadtest --compare capi --controller-binary $(MANAGER) --local-dir .local/compare --out compare-results --idle-period 1m $(COMPARE_ARGS)
 
 .PHONY: drill

@@ -104,8 +104,10 @@ func compareMain(ctx context.Context, o loadtestOptions, scenarios []loadtest.Sc
 	}
 	o.controllerBinary = binary
 	var results []*loadtest.Result
-	for _, s := range scenarios {
-		ours, capi, err := compareScenario(ctx, o, s, stderr)
+	for i, s := range scenarios {
+		scenarioOptions := o
+		scenarioOptions.idlePeriod = o.idlePeriodFor(i, len(scenarios))
+		ours, capi, err := compareScenario(ctx, scenarioOptions, s, stderr)
 		if err != nil {
 			return err
 		}
