@@ -111,6 +111,7 @@ func compareMain(ctx context.Context, o loadtestOptions, scenarios []loadtest.Sc
 		if err != nil {
 			return err
 		}
+		loadtest.SetRatios(ours, capi)
 		if err := loadtest.WriteComparison(stdout, ours, capi); err != nil {
 			return err
 		}

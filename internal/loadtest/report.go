@@ -233,6 +233,35 @@ func WriteComparison(w io.Writer, ours, capi *Result) error {
 	return nil
 }
 
+// SetRatios puts on each of other's rows its counts over ours for the
+// same event, so that results.json carries the comparison the table shows.
+func SetRatios(ours, other *Result) {
+	byEvent := map[string]Row{}
+	for _, row := range ours.Rows {
+		byEvent[row.Event] = row
+	}
+	ratio := func(ours, other int64) *float64 {
+		if ours == 0 {
+			return nil
+		}
+		r := float64(other) / float64(ours)
+		return &r
+	}
+	for i := range other.Rows {
+		o, ok := byEvent[other.Rows[i].Event]
+		if !ok {
+			continue
+		}
+		c := other.Rows[i]
+		other.Rows[i].RatiosToOurs = &Ratios{
+			Reconciles:   ratio(int64(o.Reconciles), int64(c.Reconciles)),
+			Calls:        ratio(o.Calls, c.Calls),
+			StatusWrites: ratio(deref(o.StatusWrites), deref(c.StatusWrites)),
+			Requests:     ratio(deref(o.Requests), deref(c.Requests)),
+		}
+	}
+}
+
 // pair is "ours / capi", with Cluster API's count as a multiple of ours.
 func pair(ours, capi int64) string {
 	switch {

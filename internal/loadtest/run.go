@@ -97,6 +97,18 @@ type Row struct {
 	StatusWrites *int `json:"statusWrites,omitempty"`
 	// Note says what the scan misses, when it does.
 	Note string `json:"note,omitempty"`
+	// RatiosToOurs, on a compared controller's rows, divide its counts by
+	// ours for the same event.
+	RatiosToOurs *Ratios `json:"ratiosToOurs,omitempty"`
+}
+
+// Ratios are one controller's counts over ours; a count ours did not have
+// (zero) has no ratio.
+type Ratios struct {
+	Reconciles   *float64 `json:"reconciles,omitempty"`
+	Calls        *float64 `json:"discoverVariablesCalls,omitempty"`
+	StatusWrites *float64 `json:"statusWrites,omitempty"`
+	Requests     *float64 `json:"requests,omitempty"`
 }
 
 // Result is one scenario's run.

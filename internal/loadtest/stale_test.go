@@ -57,3 +57,20 @@ func TestStatusIsCurrent_ComparesTheConditionAndEveryVariableWithItsSource(t *te
 		t.Errorf("the extension answers a new variable: the old status must be stale")
 	}
 }
+
+func TestSetRatios_DividesTheOtherControllersCountsByOursPerEvent(t *testing.T) {
+	writes, otherWrites := 2, 3
+	ours := &Result{Rows: []Row{{Event: "a", Reconciles: 4, Calls: 0, StatusWrites: &writes}}}
+	other := &Result{Rows: []Row{{Event: "a", Reconciles: 10, Calls: 5, StatusWrites: &otherWrites}, {Event: "only theirs", Reconciles: 1}}}
+	SetRatios(ours, other)
+	r := other.Rows[0].RatiosToOurs
+	if r == nil || r.Reconciles == nil || *r.Reconciles != 2.5 || r.StatusWrites == nil || *r.StatusWrites != 1.5 {
+		t.Fatalf("ratios %+v, want reconciles 2.5 and status writes 1.5", r)
+	}
+	if r.Calls != nil || r.Requests != nil {
+		t.Errorf("a count ours did not have got a ratio: %+v", r)
+	}
+	if other.Rows[1].RatiosToOurs != nil {
+		t.Errorf("an event ours did not run got ratios")
+	}
+}
