@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -240,12 +241,31 @@ func TestBinary_ExamplesShowTheIndexAtWorkAndCtrlCStopsEverything(t *testing.T) 
 	proctest.WaitGone(t, children, 30*time.Second)
 }
 
-// stop sends rsc-dev the terminal's Ctrl-C and checks that it and every
-// child process are gone.
+// stop sends rsc-dev the terminal's Ctrl-C and checks that it exits
+// cleanly and stops every child in the order the README promises:
+// controller, extension, kube-apiserver, etcd.
 func stop(t *testing.T, l *launch, children []int) {
 	t.Helper()
+	commands := map[int]string{}
+	for _, pid := range children {
+		commands[pid] = proctest.Command(pid)
+	}
 	if err := l.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
+	}
+	// Each child is stopped only after the one before it has exited, so
+	// the order in which they disappear is the order they were stopped.
+	var order []string
+	stopped := map[int]bool{}
+	deadline := time.Now().Add(time.Minute)
+	for len(order) < len(children) && time.Now().Before(deadline) {
+		for _, pid := range children {
+			if !stopped[pid] && proctest.Gone(pid) {
+				stopped[pid] = true
+				order = append(order, commands[pid])
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 	select {
 	case <-l.ended:
@@ -255,8 +275,18 @@ func stop(t *testing.T, l *launch, children []int) {
 	if code := l.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("rsc-dev exited %d on SIGINT, want 0", code)
 	}
-	// It waits for its children, so they are gone by now.
 	proctest.WaitGone(t, children, time.Second)
+	var want []string
+	for _, command := range []string{"runtime-sdk-controller", "sample-extension", "kube-apiserver", "etcd"} {
+		for _, c := range commands {
+			if c == command {
+				want = append(want, command)
+			}
+		}
+	}
+	if !slices.Equal(order, want) {
+		t.Errorf("Ctrl-C stopped %v in this order, want %v", order, want)
+	}
 }
 
 func lastReconciles(t *testing.T, l *launch) int {

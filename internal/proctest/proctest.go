@@ -84,3 +84,14 @@ func Children(pid int) []int {
 	}
 	return children
 }
+
+// Command is the base name of the executable pid runs, from its command
+// line; empty when the process is gone.
+func Command(pid int) string {
+	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil || len(cmdline) == 0 {
+		return ""
+	}
+	first, _, _ := bytes.Cut(cmdline, []byte{0})
+	return filepath.Base(string(first))
+}
