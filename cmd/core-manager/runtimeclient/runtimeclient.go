@@ -1,0 +1,304 @@
+package runtimeclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	capiruntimeclient "sigs.k8s.io/cluster-api/exp/runtime/client"
+	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+)
+
+// Client is our runtime client and registry as Cluster API's reconcilers
+// see a runtime client.
+type Client struct {
+	calls    *rtclient.Client
+	registry *registry.Registry
+	// reader reads Namespaces, for the handlers' namespaceSelectors.
+	reader ctrlclient.Reader
+}
+
+var _ capiruntimeclient.Client = &Client{}
+
+// New wraps calls and reg; reader reads Namespace metadata.
+func New(calls *rtclient.Client, reg *registry.Registry, reader ctrlclient.Reader) *Client {
+	return &Client{calls: calls, registry: reg, reader: reader}
+}
+
+// WarmUp registers every listed ExtensionConfig's recorded handlers and
+// makes the registry ready. Like Cluster API's, it may run once.
+func (c *Client) WarmUp(list *runtimev1.ExtensionConfigList) error {
+	if list == nil {
+		return errors.New("failed to warm up registry: invalid argument: when calling WarmUp ExtensionConfigList must not be nil")
+	}
+	if c.registry.IsReady() {
+		return errors.New("failed to warm up registry: invalid operation: WarmUp cannot be called on a registry which has already been warmed up")
+	}
+	c.registry.Sync(list.Items)
+	c.registry.MarkReady()
+	return nil
+}
+
+// IsReady reports whether the registry has been warmed up.
+func (c *Client) IsReady() bool { return c.registry.IsReady() }
+
+// Discover runs Discovery and returns a copy of ext whose status lists the
+// handlers under their full HANDLER.EXTENSIONCONFIG names.
+func (c *Client) Discover(ctx context.Context, ext *runtimev1.ExtensionConfig) (*runtimev1.ExtensionConfig, error) {
+	handlers, err := c.calls.Discover(ctx, ext)
+	if err != nil {
+		return nil, fmt.Errorf("failed to discover extension %q: %w", ext.Name, err)
+	}
+	discovered := ext.DeepCopy()
+	discovered.Status.Handlers = append([]runtimev1.ExtensionHandler{}, handlers...)
+	return discovered, nil
+}
+
+// Register adds ext's recorded handlers to the registry.
+func (c *Client) Register(ext *runtimev1.ExtensionConfig) error {
+	if ext == nil {
+		return errors.New("failed to register ExtensionConfig: failed to add ExtensionConfig to registry: invalid argument: when calling Add extensionConfig must not be nil")
+	}
+	if !c.registry.IsReady() {
+		return fmt.Errorf("failed to register ExtensionConfig %q: failed to add ExtensionConfig %q to registry: invalid operation: Add cannot be called on a registry which has not been warmed up", ext.Name, ext.Name)
+	}
+	if _, _, err := c.registry.Register(ext); err != nil {
+		return fmt.Errorf("failed to register ExtensionConfig %q: %w", ext.Name, err)
+	}
+	return nil
+}
+
+// Unregister removes ext's handlers from the registry.
+func (c *Client) Unregister(ext *runtimev1.ExtensionConfig) error {
+	if ext == nil {
+		return errors.New("failed to unregister ExtensionConfig: failed to remove ExtensionConfig from registry: invalid argument: when calling Remove ExtensionConfig must not be nil")
+	}
+	if !c.registry.IsReady() {
+		return fmt.Errorf("failed to unregister ExtensionConfig %q: failed to remove ExtensionConfig %q from registry: invalid operation: Remove cannot be called on a registry which has not been warmed up", ext.Name, ext.Name)
+	}
+	c.registry.Unregister(ext.Name)
+	return nil
+}
+
+// GetAllExtensions lists, sorted, the handlers registered for hook whose
+// ExtensionConfig admits forObject's namespace.
+func (c *Client) GetAllExtensions(ctx context.Context, hook runtimecatalog.Hook, forObject ctrlclient.Object) ([]string, error) {
+	hookName := runtimecatalog.HookName(hook)
+	gvh, err := c.calls.Catalog().GroupVersionHook(hook)
+	if err != nil {
+		return nil, fmt.Errorf("failed to get extension handlers for hook %q: failed to compute GroupVersionHook: %w", hookName, err)
+	}
+	if !c.registry.IsReady() {
+		return nil, fmt.Errorf("failed to get extension handlers for hook %q: failed to list extension handlers for GroupHook %q: invalid operation: List cannot be called on a registry which has not been warmed up",
+			gvh.GroupHook(), gvh.GroupHook().String())
+	}
+	handlers := c.registry.ByHook(gvh.GroupHook())
+	sort.Slice(handlers, func(i, j int) bool { return handlers[i].Name < handlers[j].Name })
+	matching := []string{}
+	for _, h := range handlers {
+		admitted, err := c.admits(ctx, h.NamespaceSelector, forObject.GetNamespace())
+		if err != nil {
+			return nil, fmt.Errorf("failed to get extension handlers for hook %q: failed to get extension handler %q: %w", gvh.GroupHook(), h.Name, err)
+		}
+		if admitted {
+			matching = append(matching, h.Name)
+		}
+	}
+	return matching, nil
+}
+
+// CallAllExtensions calls every handler GetAllExtensions returns, in
+// order, stopping at the first failure, and aggregates their answers as
+// Cluster API does: the lowest non-zero retryAfterSeconds and every
+// message.
+func (c *Client) CallAllExtensions(ctx context.Context, hook runtimecatalog.Hook, forObject ctrlclient.Object,
+	request runtimehooksv1.RequestObject, response runtimehooksv1.ResponseObject,
+) error {
+	hookName := runtimecatalog.HookName(hook)
+	cat := c.calls.Catalog()
+	gvh, err := cat.GroupVersionHook(hook)
+	if err != nil {
+		return fmt.Errorf("failed to call extension handlers for hook %q: failed to compute GroupVersionHook: %w", hookName, err)
+	}
+	if err := cat.ValidateRequest(gvh, request); err != nil {
+		return fmt.Errorf("failed to call extension handlers for hook %q: request object is invalid for hook: %w", gvh.GroupHook(), err)
+	}
+	if err := cat.ValidateResponse(gvh, response); err != nil {
+		return fmt.Errorf("failed to call extension handlers for hook %q: response object is invalid for hook: %w", gvh.GroupHook(), err)
+	}
+	names, err := c.GetAllExtensions(ctx, hook, forObject)
+	if err != nil {
+		return fmt.Errorf("failed to call extension handlers for hook %q: %w", gvh.GroupHook(), err)
+	}
+	responses := make([]runtimehooksv1.ResponseObject, 0, len(names))
+	for _, name := range names {
+		obj, err := cat.NewResponse(gvh)
+		if err != nil {
+			return fmt.Errorf("failed to call extension handlers for hook %q: failed to call extension handler %q: %w", gvh.GroupHook(), name, err)
+		}
+		one := obj.(runtimehooksv1.ResponseObject)
+		if err := c.CallExtension(ctx, hook, forObject, name, request, one); err != nil {
+			return fmt.Errorf("failed to call extension handlers for hook %q: %w", gvh.GroupHook(), err)
+		}
+		responses = append(responses, one)
+	}
+	aggregate(response, responses)
+	return nil
+}
+
+// aggregate folds successful answers into one.
+func aggregate(into runtimehooksv1.ResponseObject, responses []runtimehooksv1.ResponseObject) {
+	into.SetStatus(runtimehooksv1.ResponseStatusSuccess)
+	var messages []string
+	for _, r := range responses {
+		if retry, ok := into.(runtimehooksv1.RetryResponseObject); ok {
+			retry.SetRetryAfterSeconds(lowestNonZero(retry.GetRetryAfterSeconds(), r.(runtimehooksv1.RetryResponseObject).GetRetryAfterSeconds()))
+		}
+		if r.GetMessage() != "" {
+			messages = append(messages, r.GetMessage())
+		}
+	}
+	into.SetMessage(strings.Join(messages, ", "))
+}
+
+func lowestNonZero(a, b int32) int32 {
+	switch {
+	case a == 0:
+		return b
+	case b == 0 || a < b:
+		return a
+	default:
+		return b
+	}
+}
+
+// CallExtension calls the handler registered as name. A handler with
+// failurePolicy Ignore that cannot be called answers success; an answer
+// with status Failure is an error whatever the policy.
+func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, forObject ctrlclient.Object, name string,
+	request runtimehooksv1.RequestObject, response runtimehooksv1.ResponseObject, opts ...capiruntimeclient.CallExtensionOption,
+) error {
+	options := &capiruntimeclient.CallExtensionOptions{}
+	for _, opt := range opts {
+		opt.ApplyToOptions(options)
+	}
+	cat := c.calls.Catalog()
+	gvh, err := cat.GroupVersionHook(hook)
+	if err != nil {
+		return fmt.Errorf("failed to call extension handler %q: failed to compute GroupVersionHook: %w", name, err)
+	}
+	if err := cat.ValidateRequest(gvh, request); err != nil {
+		return fmt.Errorf("failed to call extension handler %q: request object is invalid for hook %q: %w", name, gvh, err)
+	}
+	if err := cat.ValidateResponse(gvh, response); err != nil {
+		return fmt.Errorf("failed to call extension handler %q: response object is invalid for hook %q: %w", name, gvh, err)
+	}
+	if !c.registry.IsReady() {
+		return fmt.Errorf("failed to call extension handler %q: failed to get extension handler %q from registry: invalid operation: Get cannot be called on a registry not yet ready", name, name)
+	}
+	h, ok := c.registry.Get(name)
+	if !ok {
+		return fmt.Errorf("failed to call extension handler %q: failed to get extension handler %q from registry: handler with name %q has not been registered", name, name, name)
+	}
+	if h.Hook.GroupHook() != gvh.GroupHook() {
+		return fmt.Errorf("failed to call extension handler %q: handler does not match GroupHook %q", name, gvh.GroupHook())
+	}
+	admitted, err := c.admits(ctx, h.NamespaceSelector, forObject.GetNamespace())
+	if err != nil {
+		return fmt.Errorf("failed to call extension handler %q", name)
+	}
+	if !admitted {
+		return fmt.Errorf("failed to call extension handler %q: namespaceSelector did not match object %s",
+			name, types.NamespacedName{Namespace: forObject.GetNamespace(), Name: forObject.GetName()})
+	}
+
+	timeout := time.Duration(runtimehooksv1.DefaultHandlersTimeoutSeconds) * time.Second
+	if h.TimeoutSeconds != 0 {
+		timeout = time.Duration(h.TimeoutSeconds) * time.Second
+	}
+	var cacheKey string
+	if options.WithCaching {
+		merged := withSettings(request, h.Settings)
+		// Our registry keys answers by the handler's registration, not by
+		// the ExtensionConfig's resourceVersion: a status write that
+		// changes nothing a call sends keeps the cached answer.
+		cacheKey = options.CacheKeyFunc(h.Name, h.Fingerprint, merged)
+		if entry, ok := options.Cache.Has(cacheKey); ok {
+			out, cached := reflect.ValueOf(response), reflect.ValueOf(entry.Response)
+			if !cached.Type().AssignableTo(out.Type()) {
+				return fmt.Errorf("failed to call extension handler %q: cached response of type %s instead of type %s", name, cached.Type(), out.Type())
+			}
+			reflect.Indirect(out).Set(reflect.Indirect(cached))
+			return nil
+		}
+	}
+
+	// A fresh status tells an answer of status Failure from a call that
+	// never got an answer.
+	response.SetStatus("")
+	err = c.calls.Call(ctx, h.ClientConfig, h.Hook, h.HandlerName, timeout, h.Settings, request, response)
+	switch {
+	case err == nil:
+	case response.GetStatus() == runtimehooksv1.ResponseStatusFailure:
+		return fmt.Errorf("failed to call extension handler %q: got failure response with message: %v", name, response.GetMessage())
+	case h.FailurePolicy == runtimev1.FailurePolicyIgnore:
+		response.SetStatus(runtimehooksv1.ResponseStatusSuccess)
+		response.SetMessage("")
+		return nil
+	default:
+		return fmt.Errorf("failed to call extension handler %q: %w", name, err)
+	}
+	if options.WithCaching {
+		options.Cache.Add(capiruntimeclient.CallExtensionCacheEntry{CacheKey: cacheKey, Response: response})
+	}
+	return nil
+}
+
+// withSettings is request with the registration's settings under its own,
+// as it is sent; the cache key is computed from what is sent.
+func withSettings(request runtimehooksv1.RequestObject, registration map[string]string) runtimehooksv1.RequestObject {
+	merged := request.DeepCopyObject().(runtimehooksv1.RequestObject)
+	settings := map[string]string{}
+	for k, v := range registration {
+		settings[k] = v
+	}
+	for k, v := range request.GetSettings() {
+		settings[k] = v
+	}
+	merged.SetSettings(settings)
+	return merged
+}
+
+// admits reports whether selector admits namespace; an empty selector
+// admits every namespace without reading it, a nil one none.
+func (c *Client) admits(ctx context.Context, selector *metav1.LabelSelector, namespace string) (bool, error) {
+	// As in Cluster API's registry, a missing selector admits nothing
+	// (its webhook defaults it to the empty one, which admits all).
+	s, err := metav1.LabelSelectorAsSelector(selector)
+	if err != nil {
+		return false, fmt.Errorf("failed to match namespace: invalid namespaceSelector: %w", err)
+	}
+	if s.Empty() {
+		return true, nil
+	}
+	ns := &metav1.PartialObjectMetadata{}
+	ns.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"})
+	if err := c.reader.Get(ctx, ctrlclient.ObjectKey{Name: namespace}, ns); err != nil {
+		return false, fmt.Errorf("failed to match namespace: failed to get namespace %s: %w", namespace, err)
+	}
+	return s.Matches(labels.Set(ns.GetLabels())), nil
+}

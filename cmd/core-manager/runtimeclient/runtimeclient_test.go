@@ -1,0 +1,202 @@
+package runtimeclient
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	capiruntimeclient "sigs.k8s.io/cluster-api/exp/runtime/client"
+	"sigs.k8s.io/cluster-api/util/cache"
+
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+// rig is one real HTTPS extension registered as an ExtensionConfig named
+// config, and our client behind Cluster API's interface.
+type rig struct {
+	client    *Client
+	extension *sampleextension.Running
+	config    *runtimev1.ExtensionConfig
+}
+
+func newRig(t *testing.T, selector *metav1.LabelSelector, policy runtimehooksv1.FailurePolicy) *rig {
+	t.Helper()
+	handlers := sampleextension.DefaultHandlers()
+	for i := range handlers {
+		handlers[i].FailurePolicy = ptr.To(policy)
+	}
+	ext := sampleextensiontest.Start(t, sampleextension.Options{
+		Handlers:  handlers,
+		Variables: map[string][]clusterv1.ClusterClassVariable{sampleextension.DiscoverVariablesHandler: {{Name: "size", Required: ptr.To(false)}}},
+	})
+	calls, err := rtclient.New(rtclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(calls, registry.New(), env.Client)
+	config := &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "sizing"},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig:      runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA},
+			NamespaceSelector: selector,
+		},
+	}
+	discovered, err := c.Discover(context.Background(), config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rig{client: c, extension: ext, config: discovered}
+}
+
+func classIn(namespace string) *clusterv1.ClusterClass {
+	return &clusterv1.ClusterClass{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "cc"}}
+}
+
+func TestClient_BeforeWarmUpCallersSeeClusterAPIsNotReadyErrors(t *testing.T) {
+	r := newRig(t, &metav1.LabelSelector{}, runtimehooksv1.FailurePolicyFail)
+	ctx := context.Background()
+	if r.client.IsReady() {
+		t.Fatal("ready before WarmUp")
+	}
+	err := r.client.CallExtension(ctx, runtimehooksv1.DiscoverVariables, classIn("default"), "discover-variables.sizing",
+		&runtimehooksv1.DiscoverVariablesRequest{}, &runtimehooksv1.DiscoverVariablesResponse{})
+	want := `failed to call extension handler "discover-variables.sizing": failed to get extension handler "discover-variables.sizing" from registry: invalid operation: Get cannot be called on a registry not yet ready`
+	if err == nil || err.Error() != want {
+		t.Errorf("CallExtension before WarmUp: %v, want %s", err, want)
+	}
+	_, err = r.client.GetAllExtensions(ctx, runtimehooksv1.GeneratePatches, classIn("default"))
+	if err == nil || !strings.Contains(err.Error(), "invalid operation: List cannot be called on a registry which has not been warmed up") {
+		t.Errorf("GetAllExtensions before WarmUp: %v", err)
+	}
+	if err := r.client.Register(r.config); err == nil || !strings.Contains(err.Error(), "Add cannot be called on a registry which has not been warmed up") {
+		t.Errorf("Register before WarmUp: %v", err)
+	}
+	if err := r.client.WarmUp(&runtimev1.ExtensionConfigList{Items: []runtimev1.ExtensionConfig{*r.config}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.client.WarmUp(&runtimev1.ExtensionConfigList{}); err == nil || !strings.Contains(err.Error(), "already been warmed up") {
+		t.Errorf("a second WarmUp: %v", err)
+	}
+}
+
+func TestClient_CallsOnlyHandlersWhoseSelectorAdmitsTheNamespace(t *testing.T) {
+	admitted := env.Namespace(t, map[string]string{"tier": "a"})
+	refused := env.Namespace(t, map[string]string{"tier": "b"})
+	r := newRig(t, &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "a"}}, runtimehooksv1.FailurePolicyFail)
+	ctx := context.Background()
+	if err := r.client.WarmUp(&runtimev1.ExtensionConfigList{Items: []runtimev1.ExtensionConfig{*r.config}}); err != nil {
+		t.Fatal(err)
+	}
+	names, err := r.client.GetAllExtensions(ctx, runtimehooksv1.GeneratePatches, classIn(admitted))
+	if err != nil || len(names) != 1 || names[0] != "generate-patches.sizing" {
+		t.Errorf("handlers for an admitted namespace: %v (%v), want [generate-patches.sizing]", names, err)
+	}
+	if names, err := r.client.GetAllExtensions(ctx, runtimehooksv1.GeneratePatches, classIn(refused)); err != nil || len(names) != 0 {
+		t.Errorf("handlers for a refused namespace: %v (%v), want none", names, err)
+	}
+
+	response := &runtimehooksv1.DiscoverVariablesResponse{}
+	if err := r.client.CallExtension(ctx, runtimehooksv1.DiscoverVariables, classIn(admitted), "discover-variables.sizing",
+		&runtimehooksv1.DiscoverVariablesRequest{}, response); err != nil {
+		t.Fatal(err)
+	}
+	if len(response.Variables) != 1 || response.Variables[0].Name != "size" {
+		t.Errorf("answer %+v, want the variable size", response.Variables)
+	}
+	err = r.client.CallExtension(ctx, runtimehooksv1.DiscoverVariables, classIn(refused), "discover-variables.sizing",
+		&runtimehooksv1.DiscoverVariablesRequest{}, &runtimehooksv1.DiscoverVariablesResponse{})
+	want := `failed to call extension handler "discover-variables.sizing": namespaceSelector did not match object ` + refused + "/cc"
+	if err == nil || err.Error() != want {
+		t.Errorf("a refused namespace: %v, want %s", err, want)
+	}
+	if got := r.extension.Server.Calls()["DiscoverVariables/"+sampleextension.DiscoverVariablesHandler]; got != 1 {
+		t.Errorf("the extension served %d DiscoverVariables calls, want 1: a refused namespace is never called", got)
+	}
+}
+
+func TestClient_FailurePolicyAppliesToCallsThatGetNoAnswerOnly(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		policy  runtimehooksv1.FailurePolicy
+		faults  sampleextension.Faults
+		wantErr string
+	}{
+		{runtimehooksv1.FailurePolicyIgnore, sampleextension.Faults{ErrorRate: 1}, ""},
+		{runtimehooksv1.FailurePolicyFail, sampleextension.Faults{ErrorRate: 1}, `failed to call extension handler "generate-patches.sizing": `},
+		{runtimehooksv1.FailurePolicyIgnore, sampleextension.Faults{FailureRate: 1}, `failed to call extension handler "generate-patches.sizing": got failure response with message: `},
+	} {
+		r := newRig(t, &metav1.LabelSelector{}, tc.policy)
+		if err := r.client.WarmUp(&runtimev1.ExtensionConfigList{Items: []runtimev1.ExtensionConfig{*r.config}}); err != nil {
+			t.Fatal(err)
+		}
+		r.extension.Server.SetFaults("", tc.faults)
+		response := &runtimehooksv1.GeneratePatchesResponse{}
+		err := r.client.CallExtension(ctx, runtimehooksv1.GeneratePatches, classIn("default"), "generate-patches.sizing",
+			&runtimehooksv1.GeneratePatchesRequest{}, response)
+		switch {
+		case tc.wantErr == "" && (err != nil || response.GetStatus() != runtimehooksv1.ResponseStatusSuccess):
+			t.Errorf("policy %s, faults %+v: %v, status %q; want a success answer", tc.policy, tc.faults, err, response.GetStatus())
+		case tc.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.wantErr)):
+			t.Errorf("policy %s, faults %+v: %v, want an error starting %q", tc.policy, tc.faults, err, tc.wantErr)
+		}
+	}
+}
+
+func TestClient_CachedAnswersCostNoCall(t *testing.T) {
+	r := newRig(t, &metav1.LabelSelector{}, runtimehooksv1.FailurePolicyFail)
+	ctx := context.Background()
+	if err := r.client.WarmUp(&runtimev1.ExtensionConfigList{Items: []runtimev1.ExtensionConfig{*r.config}}); err != nil {
+		t.Fatal(err)
+	}
+	caching := capiruntimeclient.WithCaching{
+		Cache: cache.New[capiruntimeclient.CallExtensionCacheEntry](t.Context(), cache.DefaultTTL),
+		CacheKeyFunc: func(name, version string, _ runtimehooksv1.RequestObject) string {
+			return name + "/" + version
+		},
+	}
+	for range 3 {
+		response := &runtimehooksv1.DiscoverVariablesResponse{}
+		if err := r.client.CallExtension(ctx, runtimehooksv1.DiscoverVariables, classIn("default"), "discover-variables.sizing",
+			&runtimehooksv1.DiscoverVariablesRequest{}, response, caching); err != nil {
+			t.Fatal(err)
+		}
+		if len(response.Variables) != 1 {
+			t.Fatalf("answer %+v, want the variable size", response.Variables)
+		}
+	}
+	if got := r.extension.Server.Calls()["DiscoverVariables/"+sampleextension.DiscoverVariablesHandler]; got != 1 {
+		t.Errorf("3 cached calls reached the extension %d times, want 1", got)
+	}
+}
+
+func TestClient_CallAllExtensionsAggregatesEveryAdmittedHandler(t *testing.T) {
+	r := newRig(t, &metav1.LabelSelector{}, runtimehooksv1.FailurePolicyFail)
+	ctx := context.Background()
+	if err := r.client.WarmUp(&runtimev1.ExtensionConfigList{Items: []runtimev1.ExtensionConfig{*r.config}}); err != nil {
+		t.Fatal(err)
+	}
+	response := &runtimehooksv1.GeneratePatchesResponse{}
+	if err := r.client.CallAllExtensions(ctx, runtimehooksv1.GeneratePatches, classIn("default"), &runtimehooksv1.GeneratePatchesRequest{}, response); err != nil {
+		t.Fatal(err)
+	}
+	if response.GetStatus() != runtimehooksv1.ResponseStatusSuccess {
+		t.Errorf("aggregated status %q, want Success", response.GetStatus())
+	}
+	if got := r.extension.Server.Calls()["GeneratePatches/"+sampleextension.GeneratePatchesHandler]; got != 1 {
+		t.Errorf("GeneratePatches served %d calls, want 1", got)
+	}
+}
