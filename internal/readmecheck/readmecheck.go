@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"testing"
 )
 
 // Path is the README at the root of the project.
@@ -103,4 +104,23 @@ func Differences(documented, listed []string, ignore func(string) bool) (onlyDoc
 		}
 	}
 	return onlyDocumented, onlyListed
+}
+
+// CheckFlagTable fails t unless the README's table whose first header cell
+// is header, below the line containing after, names exactly the flags the
+// usage text (-h) lists, but those ignore drops.
+func CheckFlagTable(t testing.TB, after, header, usage string, ignore func(string) bool) {
+	t.Helper()
+	cells, err := Table(Path(), after, header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented, listed := Flags(cells), UsageFlags(usage)
+	if len(documented) == 0 || len(listed) == 0 {
+		t.Fatalf("README table %q: %d flags, -h %d", header, len(documented), len(listed))
+	}
+	onlyDocumented, onlyListed := Differences(documented, listed, ignore)
+	if len(onlyDocumented) > 0 || len(onlyListed) > 0 {
+		t.Errorf("the README's %q table has %v, which -h does not list; -h lists %v, which the table lacks", header, onlyDocumented, onlyListed)
+	}
 }
