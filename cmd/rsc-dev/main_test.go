@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -89,13 +92,19 @@ func newRig(t *testing.T, full bool) *rig {
 	}
 	copyDir(t, "../../examples", r.examples)
 	for _, addr := range []*string{&r.metrics, &r.health, &r.extension, &r.admin} {
-		port, err := managerprocess.FreePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		*addr = "127.0.0.1:" + strconv.Itoa(port)
+		*addr = freeAddress(t)
 	}
 	return r
+}
+
+// freeAddress is a loopback address whose port was free a moment ago.
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	port, err := managerprocess.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "127.0.0.1:" + strconv.Itoa(port)
 }
 
 func (r *rig) start(t *testing.T, extra ...string) *launch {
@@ -371,6 +380,30 @@ func TestBinary_BareStartsNoExtensionAndAppliesNothing(t *testing.T) {
 		if strings.Contains(line, "patch extensionconfig") {
 			t.Errorf("--bare prints a step for the examples: %s", line)
 		}
+	}
+
+	// Against a cluster named by --kubeconfig, here the bare launch's,
+	// only the controller runs: no control plane, extension or examples.
+	other := *r
+	other.localDir = t.TempDir()
+	other.metrics, other.health = freeAddress(t), freeAddress(t)
+	kubeconfig := filepath.Join(r.localDir, "kubeconfig")
+	k := other.start(t, "--kubeconfig", kubeconfig)
+	k.waitFor(t, regexp.MustCompile(`ClusterClasses: 0 of 0 with variables ready`), 2*time.Minute)
+	only := proctest.Children(k.cmd.Process.Pid)
+	if len(only) != 1 || proctest.Command(only[0]) != "runtime-sdk-controller" {
+		t.Errorf("rsc-dev --kubeconfig runs %d child processes, want the controller alone", len(only))
+	}
+	c := clientFor(t, kubeconfig)
+	for _, obj := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "sample-extension-ca"}}} {
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
+			t.Errorf("rsc-dev --kubeconfig wrote %T %s to the cluster (%v)", obj, obj.GetName(), err)
+		}
+	}
+	stop(t, k, only)
+	if !strings.Contains(strings.Join(k.output(), "\n"), "stopping the controller") {
+		t.Errorf("--kubeconfig: no word of stopping the controller alone")
 	}
 	stop(t, l, children)
 }
