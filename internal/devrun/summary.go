@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,7 +45,7 @@ func (s *summarizer) line(ctx context.Context) (string, error) {
 		cc := &classes.Items[i]
 		c := meta.FindStatusCondition(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
 		switch {
-		case c != nil && c.Status == "True":
+		case c != nil && c.Status == metav1.ConditionTrue:
 			ready++
 		case c == nil:
 			notReady = append(notReady, cc.Namespace+"/"+cc.Name+" (not reconciled yet)")

@@ -82,7 +82,8 @@ func Build(o Options) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("binary: %w", err)
 	}
-	if err := checkStatic(o.Binary); err != nil {
+	arch, err := staticArch(o.Binary)
+	if err != nil {
 		return nil, err
 	}
 	certs, err := os.ReadFile(o.CACertificates)
@@ -109,10 +110,6 @@ func Build(o Options) (v1.Image, error) {
 		return nil, err
 	}
 	cfg = cfg.DeepCopy()
-	arch, err := elfArch(o.Binary)
-	if err != nil {
-		return nil, fmt.Errorf("binary %s: %w", o.Binary, err)
-	}
 	cfg.Architecture, cfg.OS = arch, "linux"
 	cfg.Created = v1.Time{Time: o.Created}
 	cfg.Config = v1.Config{
@@ -167,33 +164,25 @@ func layerContents(binary, certs []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// checkStatic refuses a dynamically linked binary: the image has no libc.
-func checkStatic(binary string) error {
+// staticArch names the binary's architecture as OCI does, and refuses a
+// dynamically linked binary (the image has no libc) or an architecture the
+// image is not built for.
+func staticArch(binary string) (string, error) {
 	f, err := elf.Open(binary)
 	if err != nil {
-		return fmt.Errorf("binary %s is not an ELF executable: %w", binary, err)
+		return "", fmt.Errorf("binary %s is not an ELF executable: %w", binary, err)
 	}
 	defer f.Close()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			return errors.New("binary " + binary + " is dynamically linked; build it with CGO_ENABLED=0")
+			return "", errors.New("binary " + binary + " is dynamically linked; build it with CGO_ENABLED=0")
 		}
 	}
-	return nil
-}
-
-// elfArch names the binary's architecture as OCI does.
-func elfArch(binary string) (string, error) {
-	f, err := elf.Open(binary)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
 	switch f.Machine {
 	case elf.EM_X86_64:
 		return "amd64", nil
 	case elf.EM_AARCH64:
 		return "arm64", nil
 	}
-	return "", fmt.Errorf("architecture %s is not one the image is built for (amd64, arm64)", f.Machine)
+	return "", fmt.Errorf("binary %s: architecture %s is not one the image is built for (amd64, arm64)", binary, f.Machine)
 }

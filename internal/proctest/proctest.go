@@ -37,13 +37,24 @@ func Gone(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return true
 	}
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	state, _, ok := stat(pid)
+	return !ok || state == "Z"
+}
+
+// stat reads a process's state and parent pid from /proc; ok is false when
+// the process is gone.
+func stat(pid int) (state string, ppid int, ok bool) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
-		return true
+		return "", 0, false
 	}
-	// The state follows the parenthesised command name.
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(fields) > 0 && fields[0] == "Z"
+	// State, then parent pid, follow the parenthesised command name.
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(fields) < 2 {
+		return "", 0, false
+	}
+	ppid, err = strconv.Atoi(fields[1])
+	return fields[0], ppid, err == nil
 }
 
 // WaitGone fails the test unless every pid is gone within the deadline.
@@ -72,13 +83,7 @@ func Children(pid int) []int {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// state, then ppid, follow the parenthesised command name.
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) && fields[0] != "Z" {
+		if state, ppid, ok := stat(child); ok && ppid == pid && state != "Z" {
 			children = append(children, child)
 		}
 	}

@@ -12,11 +12,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	capiruntimeclient "sigs.k8s.io/cluster-api/exp/runtime/client"
+	"sigs.k8s.io/cluster-api/util"
 	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
@@ -166,24 +166,13 @@ func aggregate(into runtimehooksv1.ResponseObject, responses []runtimehooksv1.Re
 	var messages []string
 	for _, r := range responses {
 		if retry, ok := into.(runtimehooksv1.RetryResponseObject); ok {
-			retry.SetRetryAfterSeconds(lowestNonZero(retry.GetRetryAfterSeconds(), r.(runtimehooksv1.RetryResponseObject).GetRetryAfterSeconds()))
+			retry.SetRetryAfterSeconds(util.LowestNonZeroInt32(retry.GetRetryAfterSeconds(), r.(runtimehooksv1.RetryResponseObject).GetRetryAfterSeconds()))
 		}
 		if r.GetMessage() != "" {
 			messages = append(messages, r.GetMessage())
 		}
 	}
 	into.SetMessage(strings.Join(messages, ", "))
-}
-
-func lowestNonZero(a, b int32) int32 {
-	switch {
-	case a == 0:
-		return b
-	case b == 0 || a < b:
-		return a
-	default:
-		return b
-	}
 }
 
 // CallExtension calls the handler registered as name. A handler with
@@ -222,8 +211,7 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 		return fmt.Errorf("failed to call extension handler %q", name)
 	}
 	if !admitted {
-		return fmt.Errorf("failed to call extension handler %q: namespaceSelector did not match object %s",
-			name, types.NamespacedName{Namespace: forObject.GetNamespace(), Name: forObject.GetName()})
+		return fmt.Errorf("failed to call extension handler %q: namespaceSelector did not match object %s", name, util.ObjectKey(forObject))
 	}
 
 	timeout := time.Duration(runtimehooksv1.DefaultHandlersTimeoutSeconds) * time.Second
