@@ -84,11 +84,13 @@ func (c *inProcess) Name() string { return NameOurs }
 func (c *inProcess) Start(ctx context.Context, p Periods) error {
 	ctx, cancel := context.WithCancel(ctx)
 	mgr, err := setup.New(ctx, c.config, setup.Options{
-		VariablesCacheMaxAge:    p.VariablesMaxAge,
-		MetricsBindAddress:      "0",
-		HealthProbeBindAddress:  "0",
-		RediscoveryInterval:     p.ourResync(),
-		ClusterClassConcurrency: 10,
+		Controllers: setup.Controllers{
+			VariablesCacheMaxAge:    p.VariablesMaxAge,
+			RediscoveryInterval:     p.ourResync(),
+			ClusterClassConcurrency: 10,
+		},
+		MetricsBindAddress:     "0",
+		HealthProbeBindAddress: "0",
 	})
 	if err != nil {
 		cancel()

@@ -61,6 +61,19 @@ type Options struct {
 	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election;
 	// zero keeps controller-runtime's defaults.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Controllers configures the two controllers and what they share.
+	Controllers
+	// ReadOnly runs the observe mode instead of the controllers: nothing is
+	// discovered or written; both mappings are accounted in metrics.
+	ReadOnly bool
+	// Logger, when set, replaces controller-runtime's root logger for this
+	// manager (capped like every logger, see logcap).
+	Logger logr.Logger
+}
+
+// Controllers are the settings of the ExtensionConfig and ClusterClass
+// controllers, the runtime client and the variables cache they share.
+type Controllers struct {
 	// RuntimeClient configures calls to Runtime Extensions.
 	RuntimeClient runtimeclient.Options
 	// RediscoveryInterval is how often a healthy ExtensionConfig is
@@ -74,12 +87,13 @@ type Options struct {
 	VariablesCacheMaxEntries int
 	// ClusterClassConcurrency is how many ClusterClasses reconcile at once.
 	ClusterClassConcurrency int
-	// ReadOnly runs the observe mode instead of the controllers: nothing is
-	// discovered or written; both mappings are accounted in metrics.
-	ReadOnly bool
-	// Logger, when set, replaces controller-runtime's root logger for this
-	// manager (capped like every logger, see logcap).
-	Logger logr.Logger
+}
+
+// RuntimeSDK is what AddControllers wires around the two controllers: the
+// handler registry and the runtime client they share.
+type RuntimeSDK struct {
+	Registry *registry.Registry
+	Client   *runtimeclient.Client
 }
 
 // New builds the manager with its endpoints and controllers, not started.
@@ -123,7 +137,7 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 	if opts.ReadOnly {
 		err = addObserver(ctx, mgr)
 	} else {
-		err = addControllers(ctx, mgr, opts)
+		_, err = AddControllers(ctx, mgr, opts.Controllers)
 	}
 	if err != nil {
 		return nil, err
@@ -169,9 +183,10 @@ func addObserver(ctx context.Context, mgr ctrl.Manager) error {
 	return mgr.Add(&observe.Observer{Cache: mgr.GetCache()})
 }
 
-// addControllers wires the ExtensionConfig and ClusterClass controllers
-// around one handler registry, one runtime client and one call cache.
-func addControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+// AddControllers wires the ExtensionConfig and ClusterClass controllers
+// into mgr around one handler registry, one runtime client and one call
+// cache, with a readiness check that passes once the registry is warm.
+func AddControllers(ctx context.Context, mgr ctrl.Manager, opts Controllers) (*RuntimeSDK, error) {
 	reg := registry.New()
 	// Ready only once warm-up has loaded the recorded handlers: before that
 	// a ClusterClass reconcile would mistake them for missing.
@@ -181,16 +196,16 @@ func addControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		}
 		return nil
 	}); err != nil {
-		return fmt.Errorf("add readiness check: %w", err)
+		return nil, fmt.Errorf("add readiness check: %w", err)
 	}
 
 	runtimeClient, err := runtimeclient.New(opts.RuntimeClient)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Keeps the client certificate current as its files are renewed.
 	if err := mgr.Add(runtimeClient); err != nil {
-		return fmt.Errorf("add runtime client: %w", err)
+		return nil, fmt.Errorf("add runtime client: %w", err)
 	}
 	// controller-runtime refuses a second controller of the same name in
 	// one process. Our controllers' names are constants, so the check can
@@ -205,11 +220,11 @@ func addControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		RediscoveryInterval: opts.RediscoveryInterval,
 	}
 	if err := extensionConfigs.SetupWithManager(ctx, mgr, controllerOptions); err != nil {
-		return err
+		return nil, err
 	}
 
 	if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
-		return err
+		return nil, err
 	}
 	variablesCache := callcache.New[[]clusterv1.ClusterClassVariable](callcache.Options{
 		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
@@ -227,7 +242,10 @@ func addControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	ccOptions := controllerOptions
 	ccOptions.MaxConcurrentReconciles = opts.ClusterClassConcurrency
-	return clusterClasses.SetupWithManager(mgr, ccOptions)
+	if err := clusterClasses.SetupWithManager(mgr, ccOptions); err != nil {
+		return nil, err
+	}
+	return &RuntimeSDK{Registry: reg, Client: runtimeClient}, nil
 }
 
 // stripUnread drops from every cached object its managedFields, often its

@@ -123,7 +123,7 @@ type mappingHarness struct {
 func startMapping(t *testing.T, selector *metav1.LabelSelector) *mappingHarness {
 	t.Helper()
 	rec := &reconciles{counts: map[types.NamespacedName]int{}}
-	startManagerWith(t, setup.Options{RediscoveryInterval: rediscovery, Logger: rec.logger()})
+	startManagerWith(t, setup.Options{Controllers: setup.Controllers{RediscoveryInterval: rediscovery}, Logger: rec.logger()})
 	ext := startExtension(t, stringVariable("size", true))
 	h := &mappingHarness{t: t, reconciles: rec, ext: ext, config: createExtensionConfig(t, ext, selector)}
 	h.waitRediscoveries(1)

@@ -23,7 +23,7 @@ import (
 // unchanged answer afterwards writes nothing.
 func TestRefresh_AnExtensionRolloutReachesEveryClusterClassUsingItsAnswer(t *testing.T) {
 	const maxAge = 2 * time.Second
-	startManagerWith(t, setup.Options{VariablesCacheMaxAge: maxAge})
+	startManagerWith(t, setup.Options{Controllers: setup.Controllers{VariablesCacheMaxAge: maxAge}})
 	ext := startExtension(t, stringVariable("region", true))
 	config := createExtensionConfig(t, ext, nil)
 	ns := env.Namespace(t, nil)
