@@ -87,6 +87,12 @@ type Controllers struct {
 	VariablesCacheMaxEntries int
 	// ClusterClassConcurrency is how many ClusterClasses reconcile at once.
 	ClusterClassConcurrency int
+	// ExtensionConfigConcurrency is how many ExtensionConfigs reconcile at
+	// once; zero means one.
+	ExtensionConfigConcurrency int
+	// SecretMetadata, when set, is the cache the CA Secret watch reads
+	// from instead of the manager's (see extensionconfig.Reconciler).
+	SecretMetadata cache.Cache
 }
 
 // RuntimeSDK is what AddControllers wires around the two controllers: the
@@ -218,8 +224,11 @@ func AddControllers(ctx context.Context, mgr ctrl.Manager, opts Controllers) (*R
 		Discoverer:          runtimeClient,
 		Registry:            reg,
 		RediscoveryInterval: opts.RediscoveryInterval,
+		SecretMetadata:      opts.SecretMetadata,
 	}
-	if err := extensionConfigs.SetupWithManager(ctx, mgr, controllerOptions); err != nil {
+	ecOptions := controllerOptions
+	ecOptions.MaxConcurrentReconciles = opts.ExtensionConfigConcurrency
+	if err := extensionConfigs.SetupWithManager(ctx, mgr, ecOptions); err != nil {
 		return nil, err
 	}
 

@@ -19,12 +19,14 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
@@ -70,6 +72,11 @@ type Reconciler struct {
 	// RediscoveryInterval is the pause between two discoveries of a
 	// healthy config; zero means DefaultRediscoveryInterval.
 	RediscoveryInterval time.Duration
+	// SecretMetadata is the cache the CA Secret watch reads Secret
+	// metadata from; nil means the manager's. A manager whose own cache
+	// sees only some Secrets (Cluster API's sees only those labelled with a
+	// cluster name) passes one that sees them all.
+	SecretMetadata cache.Cache
 
 	writes objstatus.Writes
 	// injecting holds, by config name, the hash of the caBundle a reconcile
@@ -93,16 +100,25 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &runtimev1.ExtensionConfig{}, caSecretIndex, caSecretKeys); err != nil {
 		return fmt.Errorf("index ExtensionConfigs by CA secret: %w", err)
 	}
-	err := ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("extensionconfig").
 		WithOptions(options).
 		// Status writes (ours included) and resyncs change no generation or
 		// annotation and need no discovery; re-discovery runs on the interval.
 		For(&runtimev1.ExtensionConfig{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}),
-			predicate.Funcs{UpdateFunc: r.notOwnInjection})).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsForSecret)).
-		Complete(r)
+			predicate.Funcs{UpdateFunc: r.notOwnInjection}))
+	if r.SecretMetadata == nil {
+		b = b.WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsForSecret))
+	} else {
+		secret := &metav1.PartialObjectMetadata{}
+		secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+		b = b.WatchesRawSource(source.Kind(r.SecretMetadata, secret,
+			handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, s *metav1.PartialObjectMetadata) []reconcile.Request {
+				return r.configsForSecret(ctx, s)
+			})))
+	}
+	err := b.Complete(r)
 	if err != nil {
 		return fmt.Errorf("build extensionconfig controller: %w", err)
 	}

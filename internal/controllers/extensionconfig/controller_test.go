@@ -13,12 +13,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -46,11 +48,20 @@ const (
 type harness struct {
 	registry *registry.Registry
 	logs     *testsync.Buffer
+	mgr      ctrl.Manager
 }
 
 // startController runs the ExtensionConfig controller in its own manager
 // against the test control plane until the test ends.
 func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration) *harness {
+	t.Helper()
+	return startControllerWith(t, clientOpts, rediscovery, cache.Options{}, false)
+}
+
+// startControllerWith is startController with the manager's cache options,
+// and with a separate Secret metadata cache for the CA watch when
+// secretCache is set.
+func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration, cacheOpts cache.Options, secretCache bool) *harness {
 	t.Helper()
 	logs := &testsync.Buffer{}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
@@ -59,6 +70,7 @@ func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		Cache:                  cacheOpts,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +84,16 @@ func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Discoverer: rc, Registry: reg,
 		RediscoveryInterval: rediscovery,
 	}
+	if secretCache {
+		c, err := cache.New(mgr.GetConfig(), cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mgr.Add(c); err != nil {
+			t.Fatal(err)
+		}
+		r.SecretMetadata = c
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := r.SetupWithManager(ctx, mgr, controller.Options{SkipNameValidation: ptr.To(true)}); err != nil {
 		t.Fatal(err)
@@ -84,7 +106,7 @@ func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery
 			t.Errorf("manager: %v", err)
 		}
 	})
-	return &harness{registry: reg, logs: logs}
+	return &harness{registry: reg, logs: logs, mgr: mgr}
 }
 
 type extension = sampleextension.Running
@@ -379,6 +401,46 @@ func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
 			}
 			t.Errorf("CA data in the logs: %.40q...", leak)
 		}
+	}
+}
+
+// In a manager whose cache sees only Secrets labelled with a cluster name,
+// as Cluster API's does, the CA watch reads the separate Secret metadata
+// cache it is given: creating the unlabelled Secret still wakes the config.
+func TestReconcile_InjectsCAThroughASeparateSecretCache(t *testing.T) {
+	clusterSecrets, err := labels.Parse(clusterv1.ClusterNameLabel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := startControllerWith(t, runtimeclient.Options{}, 0, cache.Options{
+		ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: clusterSecrets}},
+	}, true)
+	ext := startExtension(t)
+	ns := env.Namespace(t, nil)
+	name := uniqueName("separate-cache")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL},
+		map[string]string{runtimev1.InjectCAFromSecretAnnotation: ns + "/extension-ca"})
+	waitDiscovered(t, name, metav1.ConditionFalse, ns+"/extension-ca", "does not exist")
+
+	if err := env.Client.Create(context.Background(), &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "extension-ca"},
+		Data:       map[string][]byte{"ca.crt": ext.CA},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitDiscovered(t, name, metav1.ConditionTrue)
+	if string(got.Spec.ClientConfig.CABundle) != string(ext.CA) {
+		t.Error("caBundle was not injected from the Secret")
+	}
+	// The manager's own cache cannot see the Secret: without the separate
+	// cache nothing would have woken the config.
+	secrets := &metav1.PartialObjectMetadataList{}
+	secrets.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	if err := h.mgr.GetCache().List(context.Background(), secrets, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if len(secrets.Items) != 0 {
+		t.Errorf("the manager's cache sees %d unlabelled Secrets, want 0: the test proves nothing", len(secrets.Items))
 	}
 }
 
