@@ -42,7 +42,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("method %s not allowed; hooks are called with POST", r.Method), http.StatusMethodNotAllowed)
 		return
 	}
-	s.count(rt.key())
+	calls := s.count(rt.key())
 
 	req, status, err := decodeRequest(w, r, rt)
 	if err != nil {
@@ -73,13 +73,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case faultError:
 		http.Error(w, "injected error", http.StatusInternalServerError)
 	case faultFailure:
-		s.respond(w, rt, runtimehooksv1.ResponseStatusFailure, fmt.Sprintf("injected failure of %s", rt.key()))
+		s.respond(w, rt, answered{status: runtimehooksv1.ResponseStatusFailure, message: fmt.Sprintf("injected failure of %s", rt.key())})
 	case faultNone:
 		if f.RawBody != nil {
 			writeRaw(w, f.RawBody, f.RawBodyRepeat)
 			return
 		}
-		s.respond(w, rt, runtimehooksv1.ResponseStatusSuccess, "")
+		s.respond(w, rt, answered{status: runtimehooksv1.ResponseStatusSuccess, request: req, calls: calls})
 	}
 }
 
@@ -103,9 +103,18 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, rt route) (any, int, 
 	return req, 0, nil
 }
 
-// respond writes the hook's response with the given status and message.
-func (s *Server) respond(w http.ResponseWriter, rt route, status runtimehooksv1.ResponseStatus, message string) {
-	body, err := s.response(rt, status, message)
+// answered is what a response says: its status and message, and for a
+// success the request it answers and the route's call count with it.
+type answered struct {
+	status  runtimehooksv1.ResponseStatus
+	message string
+	request any
+	calls   int64
+}
+
+// respond writes the hook's response.
+func (s *Server) respond(w http.ResponseWriter, rt route, a answered) {
+	body, err := s.response(rt, a)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -114,7 +123,7 @@ func (s *Server) respond(w http.ResponseWriter, rt route, status runtimehooksv1.
 	_, _ = w.Write(body)
 }
 
-func (s *Server) response(rt route, status runtimehooksv1.ResponseStatus, message string) ([]byte, error) {
+func (s *Server) response(rt route, a answered) ([]byte, error) {
 	obj, err := hookCatalog().NewResponse(rt.gvh)
 	if err != nil {
 		return nil, err
@@ -128,14 +137,17 @@ func (s *Server) response(rt route, status runtimehooksv1.ResponseStatus, messag
 	if !ok {
 		return nil, fmt.Errorf("response %s of %s has no status", gvk.Kind, rt.key())
 	}
-	resp.SetStatus(status)
-	resp.SetMessage(message)
-	if status == runtimehooksv1.ResponseStatusSuccess {
+	resp.SetStatus(a.status)
+	resp.SetMessage(a.message)
+	if a.status == runtimehooksv1.ResponseStatusSuccess {
 		switch resp := resp.(type) {
 		case *runtimehooksv1.DiscoveryResponse:
 			resp.Handlers = s.advertised()
 		case *runtimehooksv1.DiscoverVariablesResponse:
 			resp.Variables = s.variablesOf(rt.handler)
+		}
+		if err := s.answer(rt, a.request, resp, a.calls); err != nil {
+			return nil, err
 		}
 	}
 	body, err := json.Marshal(obj)

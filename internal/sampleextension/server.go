@@ -35,6 +35,8 @@ type Server struct {
 	routes    map[string]route
 	variables map[string][]clusterv1.ClusterClassVariable
 	faults    map[string]Faults
+	patches   map[string][]Patch
+	retries   map[string]Retry
 
 	randMu sync.Mutex
 	rand   *rand.Rand
@@ -214,11 +216,13 @@ func (s *Server) recordSettings(key string, settings map[string]string) {
 	s.settings[key][string(id)] = maps.Clone(settings)
 }
 
-func (s *Server) count(key string) {
+// count records a call of key and returns its calls so far.
+func (s *Server) count(key string) int64 {
 	s.callsMu.Lock()
 	defer s.callsMu.Unlock()
 	s.calls[key]++
 	s.total++
+	return s.calls[key]
 }
 
 func (s *Server) lookup(path string) (route, bool) {
