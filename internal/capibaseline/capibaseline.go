@@ -82,6 +82,10 @@ func CRDs(binDir string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 type Options struct {
 	// BinDir holds bin/capi-baseline.
 	BinDir string
+	// Binary, when set, runs this build of the core manager instead, with
+	// the same flags: the drop-in core manager. Its readiness includes its
+	// registry warm-up, so Start does not wait for Cluster API's log line.
+	Binary string
 	// Kubeconfig names the control plane.
 	Kubeconfig string
 	// LogPath receives its output.
@@ -127,8 +131,12 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 		"--diagnostics-address=127.0.0.1:" + strconv.Itoa(diagnostics),
 		"--health-addr=127.0.0.1:" + strconv.Itoa(health),
 	}, opts.Args...)
+	binary := opts.Binary
+	if binary == "" {
+		binary = filepath.Join(opts.BinDir, Binary)
+	}
 	p, err := managerprocess.Start(ctx, managerprocess.Options{
-		Binary:       filepath.Join(opts.BinDir, Binary),
+		Binary:       binary,
 		Args:         args,
 		LogPath:      opts.LogPath,
 		MetricsURL:   "http://127.0.0.1:" + strconv.Itoa(diagnostics) + "/metrics",
@@ -137,9 +145,15 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	})
 	if err != nil {
 		os.RemoveAll(certDir)
+		if opts.Binary != "" {
+			return nil, fmt.Errorf("core manager %s: %w", opts.Binary, err)
+		}
 		return nil, fmt.Errorf("Cluster API's core manager (%s %s): %w", Module, Version, err)
 	}
 	m := &Manager{Process: p, certDir: certDir}
+	if opts.Binary != "" {
+		return m, nil
+	}
 	// Ready means its webhook server listens; its registry warm-up runs
 	// beside that. An ExtensionConfig created before the warm-up lists
 	// would be discovered by it, and an unreachable one makes it exit the

@@ -93,6 +93,13 @@ type Controllers struct {
 	// SecretMetadata, when set, is the cache the CA Secret watch reads
 	// from instead of the manager's (see extensionconfig.Reconciler).
 	SecretMetadata cache.Cache
+	// WithoutExtensionConfigs leaves the ExtensionConfig controller out:
+	// the registry stays empty and is ready at once. A manager whose
+	// feature gates turn the Runtime SDK off runs so.
+	WithoutExtensionConfigs bool
+	// WithoutClusterClasses leaves the ClusterClass controller and its
+	// index out, for a manager whose feature gates turn ClusterClass off.
+	WithoutClusterClasses bool
 }
 
 // RuntimeSDK is what AddControllers wires around the two controllers: the
@@ -218,6 +225,25 @@ func AddControllers(ctx context.Context, mgr ctrl.Manager, opts Controllers) (*R
 	// only ever fire on a second manager in the process (tests, the load
 	// tool's restart), where the names are rightly the same.
 	controllerOptions := controller.Options{SkipNameValidation: ptr.To(true)}
+	if opts.WithoutExtensionConfigs {
+		reg.MarkReady()
+		reg.MarkSynced()
+	} else if err := addExtensionConfigs(ctx, mgr, opts, reg, runtimeClient, controllerOptions); err != nil {
+		return nil, err
+	}
+	sdk := &RuntimeSDK{Registry: reg, Client: runtimeClient}
+	if opts.WithoutClusterClasses {
+		return sdk, nil
+	}
+	if err := addClusterClasses(ctx, mgr, opts, reg, runtimeClient, controllerOptions); err != nil {
+		return nil, err
+	}
+	return sdk, nil
+}
+
+func addExtensionConfigs(ctx context.Context, mgr ctrl.Manager, opts Controllers, reg *registry.Registry,
+	runtimeClient *runtimeclient.Client, controllerOptions controller.Options,
+) error {
 	extensionConfigs := &extensionconfig.Reconciler{
 		Client:              mgr.GetClient(),
 		APIReader:           mgr.GetAPIReader(),
@@ -228,12 +254,14 @@ func AddControllers(ctx context.Context, mgr ctrl.Manager, opts Controllers) (*R
 	}
 	ecOptions := controllerOptions
 	ecOptions.MaxConcurrentReconciles = opts.ExtensionConfigConcurrency
-	if err := extensionConfigs.SetupWithManager(ctx, mgr, ecOptions); err != nil {
-		return nil, err
-	}
+	return extensionConfigs.SetupWithManager(ctx, mgr, ecOptions)
+}
 
+func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, reg *registry.Registry,
+	runtimeClient *runtimeclient.Client, controllerOptions controller.Options,
+) error {
 	if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
-		return nil, err
+		return err
 	}
 	variablesCache := callcache.New[[]clusterv1.ClusterClassVariable](callcache.Options{
 		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
@@ -251,10 +279,7 @@ func AddControllers(ctx context.Context, mgr ctrl.Manager, opts Controllers) (*R
 	}
 	ccOptions := controllerOptions
 	ccOptions.MaxConcurrentReconciles = opts.ClusterClassConcurrency
-	if err := clusterClasses.SetupWithManager(mgr, ccOptions); err != nil {
-		return nil, err
-	}
-	return &RuntimeSDK{Registry: reg, Client: runtimeClient}, nil
+	return clusterClasses.SetupWithManager(mgr, ccOptions)
 }
 
 // stripUnread drops from every cached object its managedFields, often its

@@ -77,6 +77,11 @@ func NewFlagSet(name string, o *Options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	o.Logs = logsv1.NewLoggingConfiguration()
 	logsv1.AddFlags(o.Logs, fs)
+	// Cluster API's manager logs at level 2 unless -v says otherwise; its
+	// --help still shows pflag's default 0, and so does ours.
+	if err := fs.Set("v", "2"); err != nil {
+		panic(err) // "2" is always a valid level
+	}
 
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig; only needed out of cluster.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", false, "Elect a leader so that only one replica reconciles.")

@@ -1,0 +1,50 @@
+package dropin
+
+import (
+	"context"
+	"fmt"
+
+	coreadmission "sigs.k8s.io/cluster-api/core/webhooks/admission"
+	"sigs.k8s.io/cluster-api/core/webhooks/conversion"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/apiversion"
+)
+
+// webhooks adds Cluster API's admission webhooks, and the conversion
+// webhooks their types register, with the API version getter the
+// conversions need.
+func (a *assembly) webhooks(context.Context) error {
+	conversion.SetAPIVersionGetter(apiversion.Getter(a.mgr.GetClient()))
+	a.add("runnable", "conversion API version getter", Ours)
+
+	c := a.mgr.GetClient()
+	for _, w := range []struct {
+		name string
+		hook interface{ SetupWebhookWithManager(ctrl.Manager) error }
+	}{
+		// ClusterClass and Cluster topologies, MachinePools,
+		// ClusterResourceSets and ExtensionConfigs are behind feature
+		// gates: these webhooks refuse them when their gate is off.
+		{"ClusterClass", &coreadmission.ClusterClass{Client: c}},
+		{"Cluster", &coreadmission.Cluster{Client: c, ClusterCacheReader: a.clusterCache}},
+		{"Machine", &coreadmission.Machine{}},
+		{"MachineSet", &coreadmission.MachineSet{}},
+		{"MachineDeployment", &coreadmission.MachineDeployment{}},
+		{"MachineDrainRule", &coreadmission.MachineDrainRule{}},
+		{"MachinePool", &coreadmission.MachinePool{}},
+		{"ClusterResourceSet", &coreadmission.ClusterResourceSet{}},
+		{"ClusterResourceSetBinding", &coreadmission.ClusterResourceSetBinding{}},
+		{"MachineHealthCheck", &coreadmission.MachineHealthCheck{}},
+		{"ExtensionConfig", &coreadmission.ExtensionConfig{}},
+		// Reads claims uncached, so that not every claim is held in memory.
+		{"IPAddress", &coreadmission.IPAddress{Client: a.mgr.GetAPIReader()}},
+		{"IPAddressClaim", &coreadmission.IPAddressClaim{}},
+	} {
+		if err := w.hook.SetupWebhookWithManager(a.mgr); err != nil {
+			return fmt.Errorf("create webhook %s: %w", w.name, err)
+		}
+		a.add("webhook", w.name, ClusterAPI)
+	}
+	return nil
+}
