@@ -21,8 +21,9 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
 
-// binary is our controller, built once for the package.
-var binary string
+// binary is our controller, and coreManager the drop-in core manager,
+// built once for the package.
+var binary, coreManager string
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -38,6 +39,14 @@ func run(m *testing.M) int {
 	binary = filepath.Join(dir, "runtime-sdk-controller")
 	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/runtime-sdk-controller").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build the controller: %v\n%s", err, out)
+		return 1
+	}
+	// The drop-in is a module of its own, built in its directory.
+	coreManager = filepath.Join(dir, "core-manager")
+	build := exec.Command("go", "build", "-o", coreManager, ".")
+	build.Dir = "../../cmd/core-manager"
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the drop-in core manager: %v\n%s", err, out)
 		return 1
 	}
 	return m.Run()
@@ -119,6 +128,13 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 		return c.StartOurs(ctx, binary, "ours")
 	})
 	report(t, Compare(baseline, ours, AllowList))
+	// The drop-in core manager runs our two controllers inside Cluster
+	// API's manager: it must write the same as Cluster API's too.
+	dropIn := runUnder(t, ctx, f, "core-manager", func(c *Cluster) (Manager, error) {
+		return c.StartDropIn(ctx, binDir, coreManager, "core-manager")
+	})
+	t.Log("the drop-in core manager against Cluster API's:")
+	report(t, Compare(baseline, dropIn, AllowList))
 
 	// The allowance for too many variables is what it says: Cluster API
 	// claims ready with nothing published, we refuse the answer and say so.
@@ -127,8 +143,10 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 	if baseline[at+".status"] != string(metav1.ConditionTrue) || baseline[variables] != "null" {
 		t.Errorf("Cluster API: %s = %s with variables %.200s; the allow-list says True with none published", at, baseline[at+".status"], baseline[variables])
 	}
-	if got := ours[at+".status"]; got != string(metav1.ConditionFalse) || !strings.Contains(ours[at+messageSuffix], "1000") {
-		t.Errorf("ours: %s = %q (%s); want False, naming the bound of 1000", at, got, ours[at+messageSuffix])
+	for name, s := range map[string]Snapshot{"ours": ours, "the drop-in": dropIn} {
+		if got := s[at+".status"]; got != string(metav1.ConditionFalse) || !strings.Contains(s[at+messageSuffix], "1000") {
+			t.Errorf("%s: %s = %q (%s); want False, naming the bound of 1000", name, at, got, s[at+messageSuffix])
+		}
 	}
 }
 

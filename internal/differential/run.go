@@ -65,6 +65,14 @@ func (c *Cluster) StartBaseline(ctx context.Context, binDir, name string, args .
 	})
 }
 
+// StartDropIn runs the drop-in core manager (cmd/core-manager, built into
+// binary) on the cluster, with the flags Cluster API's manager gets.
+func (c *Cluster) StartDropIn(ctx context.Context, binDir, binary, name string) (*capibaseline.Manager, error) {
+	return capibaseline.Start(ctx, capibaseline.Options{
+		BinDir: binDir, Binary: binary, Kubeconfig: c.KubeconfigPath(), LogPath: filepath.Join(c.dir, name+".log"),
+	})
+}
+
 // StartOurs runs our controller binary on the cluster.
 func (c *Cluster) StartOurs(ctx context.Context, binary, name string, args ...string) (*drill.Controller, error) {
 	return drill.StartController(ctx, drill.ControllerOptions{
