@@ -114,6 +114,12 @@ image: ## Write the controller's image, runtime-sdk-controller:latest as config/
 	$(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
 	$(BIN)/rsc-image --binary $(BIN)/linux/runtime-sdk-controller --out $(IMAGE)
 
+CORE_MANAGER := $(BIN)/core-manager
+
+.PHONY: core-manager
+core-manager: ## Build bin/core-manager, the drop-in for Cluster API v1.14.2's capi-controller-manager with our ExtensionConfig and ClusterClass controllers and runtime client (its own module under cmd/core-manager; go's build cache makes it incremental).
+	cd cmd/core-manager && $(GO) build -o $(CORE_MANAGER) .
+
 .PHONY: build-bench
 build-bench: ## Build bin/rsc-bench, the load tool and the drills.
 	$(GO) build -o $(BENCH) ./cmd/rsc-bench
@@ -125,6 +131,10 @@ loadtest: tools build-bench ## Run the load tool (seed and scale at N=1000) on a
 .PHONY: compare
 compare: tools capi-baseline build build-bench ## Run seed and scale at N=1000 under our controller and under Cluster API v1.14.2's own manager, each on a fresh local control plane, side by side, with an idle period of 1 minute after scale (every periodic interval of both scaled to it; COMPARE_ARGS="--idle-period 10m" for Cluster API's defaults); COMPARE_ARGS adds flags.
 	$(BENCH) loadtest --compare capi --controller-binary $(MANAGER) --local-dir .local/compare --out compare-results --idle-period 1m $(COMPARE_ARGS)
+
+.PHONY: compare-core-manager
+compare-core-manager: tools capi-baseline core-manager build-bench ## As make compare, with the drop-in core manager (bin/core-manager) in place of our controller, beside Cluster API's own manager.
+	$(BENCH) loadtest --compare capi --drop-in --controller-binary $(CORE_MANAGER) --local-dir .local/compare-core-manager --out compare-core-manager-results --idle-period 1m $(COMPARE_ARGS)
 
 .PHONY: drill
 drill: tools build build-bench ## Run the fault drills (flap, kube-apiserver restart, 10-minute soak, 10-minute property run) against bin/runtime-sdk-controller on a fresh local control plane; DRILL_ARGS adds flags.

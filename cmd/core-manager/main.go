@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
@@ -36,10 +37,16 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	// client-go dumps request and response bodies from -v=8 on, and those
-	// carry ExtensionConfigs' caBundles: the level is capped below that.
+	// carry ExtensionConfigs' caBundles: the level is capped below that,
+	// for every file --vmodule names too.
 	asked := o.Logs.Verbosity
-	if asked > logcap.MaxVerbosity {
-		o.Logs.Verbosity = logcap.MaxVerbosity
+	o.Logs.Verbosity = min(asked, logcap.MaxVerbosity)
+	var loweredModules []string
+	for i, m := range o.Logs.VModule {
+		if m.Verbosity > logcap.MaxVerbosity {
+			loweredModules = append(loweredModules, m.FilePattern)
+			o.Logs.VModule[i].Verbosity = logcap.MaxVerbosity
+		}
 	}
 	if err := logsv1.ValidateAndApply(o.Logs, nil); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
@@ -50,6 +57,11 @@ func run(args []string, stderr io.Writer) int {
 	if asked != o.Logs.Verbosity {
 		log.Info(fmt.Sprintf("-v=%d lowered to %d: higher levels make client-go log request bodies, which carry CA bundles", asked, o.Logs.Verbosity))
 	}
+	if len(loweredModules) > 0 {
+		log.Info(fmt.Sprintf("--vmodule levels of %v lowered to %d: higher levels make client-go log request bodies, which carry CA bundles", loweredModules, logcap.MaxVerbosity))
+	}
+	o.EachFlag(func(name, value string) { klog.V(1).Infof("FLAG: --%s=%q", name, value) })
+	log.Info("Version: " + buildVersion())
 
 	restConfig, err := clusterConfig(o.Kubeconfig)
 	if err != nil {
@@ -65,12 +77,34 @@ func run(args []string, stderr io.Writer) int {
 	for _, p := range mgr.Parts {
 		log.Info("Running "+p.Kind+" "+p.Name, "owner", p.Owner)
 	}
-	log.Info("Starting manager", "version", dropin.ClusterAPI+" with the runtime-sdk-controller's Runtime SDK")
+	log.Info("Starting manager", "version", buildVersion())
 	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "Problem running manager")
 		return 1
 	}
 	return 0
+}
+
+// buildVersion names the commit this binary was built from and the Cluster
+// API release whose reconcilers and webhooks it runs.
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown (no build information)"
+	}
+	revision := "unknown revision"
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			revision = s.Value
+		}
+	}
+	capi := "unknown"
+	for _, dep := range info.Deps {
+		if dep.Path == "sigs.k8s.io/cluster-api" {
+			capi = dep.Version
+		}
+	}
+	return fmt.Sprintf("%s (git commit: %s) with sigs.k8s.io/cluster-api %s", name, revision, capi)
 }
 
 // clusterConfig reads --kubeconfig, or else, as Cluster API's manager does,

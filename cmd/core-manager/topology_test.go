@@ -23,7 +23,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
@@ -111,10 +110,9 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 	}
 	t.Cleanup(stopExtension)
 
-	binary := proctest.Build(t, ".", dir)
 	logPath := filepath.Join(dir, "core-manager.log")
 	mgr, err := capibaseline.Start(ctx, capibaseline.Options{
-		BinDir: binDir, Binary: binary, Kubeconfig: cluster.KubeconfigPath(), LogPath: logPath,
+		BinDir: binDir, Binary: coreManager, Kubeconfig: cluster.KubeconfigPath(), LogPath: logPath,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +125,30 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 			}
 		}
 	})
+
+	// The manager lists what runs in it, and whose each part is.
+	startLog, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []string
+	for _, line := range strings.Split(string(startLog), "\n") {
+		if i := strings.Index(line, `"Running `); i >= 0 {
+			parts = append(parts, line[i:])
+		}
+	}
+	t.Logf("parts:\n%s", strings.Join(parts, "\n"))
+	for _, want := range []string{
+		`"Running reconciler ExtensionConfig" logger="setup" owner="ours"`,
+		`"Running reconciler ClusterClass" logger="setup" owner="ours"`,
+		`"Running runnable runtime client and handler registry, with warm-up" logger="setup" owner="ours"`,
+		`"Running reconciler ClusterTopology" logger="setup" owner="Cluster API v1.14.2"`,
+		`"Running webhook Cluster" logger="setup" owner="Cluster API v1.14.2"`,
+	} {
+		if !strings.Contains(strings.Join(parts, "\n"), want) {
+			t.Errorf("the start-up log lacks %s", want)
+		}
+	}
 
 	const ns = "default"
 	objects := []client.Object{
@@ -240,6 +262,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 		return true, ""
 	})
 
+	logTree(ctx, t, c, ns)
 	calls := ext.Calls()
 	t.Logf("extension calls: %v", calls)
 	for _, key := range []string{"Discovery", "GeneratePatches/" + generatePatches, "ValidateTopology/" + validateTopology} {
@@ -250,6 +273,28 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 	if n := calls["BeforeClusterCreate/"+beforeClusterCreate]; n != blockingCalls+1 {
 		t.Errorf("BeforeClusterCreate was called %d times, want %d retries and one success", n, blockingCalls+1)
 	}
+}
+
+// logTree logs the objects in namespace and their owners, for the record.
+func logTree(ctx context.Context, t *testing.T, c client.Client, namespace string) {
+	t.Helper()
+	var lines []string
+	kinds := []minimalclass.TemplateKind{infraCluster, controlPlane, infraMachineTemplate, bootstrapTemplate, infraMachine, bootstrapConfig}
+	core := []minimalclass.TemplateKind{
+		{Group: "cluster.x-k8s.io", Kind: "MachineDeployment", Versions: []string{"v1beta2"}},
+		{Group: "cluster.x-k8s.io", Kind: "MachineSet", Versions: []string{"v1beta2"}},
+		{Group: "cluster.x-k8s.io", Kind: "Machine", Versions: []string{"v1beta2"}},
+	}
+	for _, k := range append(kinds, core...) {
+		for _, o := range listOf(ctx, t, c, k, namespace) {
+			var owners []string
+			for _, ref := range o.GetOwnerReferences() {
+				owners = append(owners, ref.Kind+"/"+ref.Name)
+			}
+			lines = append(lines, fmt.Sprintf("%s/%s owned by %v", k.Kind, o.GetName(), owners))
+		}
+	}
+	t.Logf("objects in %s:\n%s", namespace, strings.Join(lines, "\n"))
 }
 
 // listOf lists the objects of kind k in namespace.

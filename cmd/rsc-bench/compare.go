@@ -42,14 +42,18 @@ func compareScenario(ctx context.Context, o loadtestOptions, s loadtest.Scenario
 	}
 	crds = append(append([]*apiextensionsv1.CustomResourceDefinition{}, crds...), minimalclass.TemplateCRDs()...)
 
-	for _, which := range []string{loadtest.NameOurs, loadtest.NameCAPI} {
+	oursName := loadtest.NameOurs
+	if o.dropIn {
+		oursName = loadtest.NameDropIn
+	}
+	for _, which := range []string{oursName, loadtest.NameCAPI} {
 		dir := filepath.Join(o.localDir, which)
 		fmt.Fprintf(stderr, "scenario %s under %s (control plane in %s)\n", s.Name, which, dir)
 		result, err := measureUnder(ctx, o, s, which, dir, binDir, crds, stderr)
 		if err != nil {
 			return nil, nil, fmt.Errorf("scenario %s under %s: %w", s.Name, which, err)
 		}
-		if which == loadtest.NameOurs {
+		if which == oursName {
 			ours = result
 		} else {
 			capi = result
@@ -76,9 +80,12 @@ func measureUnder(ctx context.Context, o loadtestOptions, s loadtest.Scenario, w
 	}
 	logDir := filepath.Join(dir, "logs")
 	var controller loadtest.Controller
-	if which == loadtest.NameCAPI {
+	switch which {
+	case loadtest.NameCAPI:
 		controller = loadtest.CAPIProcess(binDir, kubeconfig, logDir)
-	} else {
+	case loadtest.NameDropIn:
+		controller = loadtest.DropInProcess(o.controllerBinary, binDir, kubeconfig, logDir)
+	default:
 		controller = loadtest.OurProcess(o.controllerBinary, kubeconfig, logDir)
 	}
 	driver := cluster.Config()

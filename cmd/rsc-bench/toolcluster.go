@@ -49,7 +49,7 @@ func controllerBinary(path string) (string, error) {
 		return "", err
 	}
 	if info, err := os.Stat(binary); err != nil || info.IsDir() {
-		return "", fmt.Errorf("--controller-binary %s: not a file (build it with make build): %v", path, err)
+		return "", fmt.Errorf("--controller-binary %s: not a file (build it with make build, or make core-manager for --drop-in): %v", path, err)
 	}
 	return binary, nil
 }

@@ -56,6 +56,9 @@ const DefaultPeriod = 10 * time.Minute
 const (
 	NameOurs = "runtime-sdk-controller"
 	NameCAPI = "cluster-api-v1.14.2"
+	// NameDropIn is the drop-in core manager: Cluster API's with our
+	// ExtensionConfig and ClusterClass controllers and runtime client.
+	NameDropIn = "core-manager"
 )
 
 // The flags both processes run with: Cluster API v1.14.2's core manager's
@@ -170,8 +173,22 @@ func OurProcess(binary, kubeconfig, logDir string, args ...string) Controller {
 // CAPIProcess runs Cluster API's core manager (bin/capi-baseline in binDir)
 // against kubeconfig, its logs in logDir, with args after the shared flags.
 func CAPIProcess(binDir, kubeconfig, logDir string, args ...string) Controller {
+	return coreManagerProcess(NameCAPI, "", binDir, kubeconfig, logDir, args)
+}
+
+// DropInProcess runs the drop-in core manager binary as CAPIProcess runs
+// Cluster API's, with the same flags: its --sync-period is also its
+// re-discovery interval, and its DiscoverVariables answers live 10
+// minutes, as Cluster API's do.
+func DropInProcess(binary, binDir, kubeconfig, logDir string, args ...string) Controller {
+	return coreManagerProcess(NameDropIn, binary, binDir, kubeconfig, logDir, args)
+}
+
+// coreManagerProcess runs a build of Cluster API's core manager: binary,
+// or bin/capi-baseline when it is empty.
+func coreManagerProcess(name, binary, binDir, kubeconfig, logDir string, args []string) Controller {
 	return &process{
-		name:   NameCAPI,
+		name:   name,
 		logDir: logDir,
 		start: func(ctx context.Context, p Periods, logPath string) (*managerprocess.Process, func(), error) {
 			flags := append([]string{}, sharedFlags...)
@@ -179,7 +196,7 @@ func CAPIProcess(binDir, kubeconfig, logDir string, args ...string) Controller {
 				flags = append(flags, "--sync-period="+p.Resync.String())
 			}
 			m, err := capibaseline.Start(ctx, capibaseline.Options{
-				BinDir: binDir, Kubeconfig: kubeconfig, LogPath: logPath,
+				BinDir: binDir, Binary: binary, Kubeconfig: kubeconfig, LogPath: logPath,
 				Args: append(flags, args...),
 			})
 			if err != nil {

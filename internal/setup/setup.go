@@ -93,6 +93,10 @@ type Controllers struct {
 	// SecretMetadata, when set, is the cache the CA Secret watch reads
 	// from instead of the manager's (see extensionconfig.Reconciler).
 	SecretMetadata cache.Cache
+	// WatchFilterValue, when set, makes both controllers reconcile only
+	// objects labelled cluster.x-k8s.io/watch-filter with this value, as
+	// Cluster API's --watch-filter does.
+	WatchFilterValue string
 	// WithoutExtensionConfigs leaves the ExtensionConfig controller out:
 	// the registry stays empty and is ready at once. A manager whose
 	// feature gates turn the Runtime SDK off runs so.
@@ -251,6 +255,7 @@ func addExtensionConfigs(ctx context.Context, mgr ctrl.Manager, opts Controllers
 		Registry:            reg,
 		RediscoveryInterval: opts.RediscoveryInterval,
 		SecretMetadata:      opts.SecretMetadata,
+		WatchFilterValue:    opts.WatchFilterValue,
 	}
 	ecOptions := controllerOptions
 	ecOptions.MaxConcurrentReconciles = opts.ExtensionConfigConcurrency
@@ -274,6 +279,8 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, 
 		Caller:    runtimeClient,
 		Cache:     variablesCache,
 		Schemas:   &variableschema.Cache{},
+
+		WatchFilterValue: opts.WatchFilterValue,
 
 		RefreshInterval: clusterclass.RefreshIntervalFor(opts.VariablesCacheMaxAge),
 	}

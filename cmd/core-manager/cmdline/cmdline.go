@@ -51,6 +51,17 @@ type Options struct {
 	Manager capiflags.ManagerOptions
 	// Logs holds the logging flags of component-base.
 	Logs *logsv1.LoggingConfiguration
+
+	set *pflag.FlagSet
+}
+
+// EachFlag calls fn with every flag's name and value after Parse, as Cluster
+// API's manager logs them at start.
+func (o *Options) EachFlag(fn func(name, value string)) {
+	if o.set == nil {
+		return
+	}
+	o.set.VisitAll(func(f *pflag.Flag) { fn(f.Name, f.Value.String()) })
 }
 
 // concurrencyDefaults are Cluster API's workers per controller.
@@ -133,6 +144,7 @@ func Parse(name string, args []string) (*Options, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	o.set = fs
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}

@@ -353,6 +353,7 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 		ClusterClassConcurrency:    *a.o.Concurrency["clusterclass"],
 		ExtensionConfigConcurrency: *a.o.Concurrency["extensionconfig"],
 		SecretMetadata:             a.secretMetadata,
+		WatchFilterValue:           a.o.WatchFilter,
 		WithoutExtensionConfigs:    !runtimeSDK,
 		WithoutClusterClasses:      !topology,
 	})

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
@@ -56,6 +57,9 @@ type Reconciler struct {
 	Cache *VariablesCache
 	// Schemas validates variable schemas, once per distinct schema in use.
 	Schemas *variableschema.Cache
+	// WatchFilterValue, when set, leaves every ClusterClass not labelled
+	// cluster.x-k8s.io/watch-filter with this value to another manager.
+	WatchFilterValue string
 	// RefreshInterval, when positive, is how often DiscoverVariables
 	// answers in use are checked for reaching the cache's max age (and
 	// asked again); zero refreshes nothing.
@@ -108,6 +112,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			metrics.VariableSchemasCached.Set(float64(r.Schemas.Len()))
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !watchfilter.Matches(cc, r.WatchFilterValue) {
+		return ctrl.Result{}, nil
 	}
 	if err := r.writes.Fresh(ctx, r.APIReader, cc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)

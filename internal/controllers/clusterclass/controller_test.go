@@ -343,3 +343,21 @@ func setSettings(t *testing.T, name string, settings map[string]string) {
 		t.Fatal(err)
 	}
 }
+
+// With a watch filter, as Cluster API's --watch-filter, only ClusterClasses
+// labelled with its value are reconciled; the others are left to another
+// manager.
+func TestReconcile_WatchFilterLeavesOtherClassesAlone(t *testing.T) {
+	ns := env.Namespace(t, nil)
+	// Both exist before the manager starts, so both are in its first list.
+	create(t, testenv.ClusterClass(ns, "theirs"))
+	mine := testenv.ClusterClass(ns, "mine")
+	mine.Labels = map[string]string{clusterv1.WatchLabel: "shard-a"}
+	create(t, mine)
+	startManagerWith(t, setup.Options{Controllers: setup.Controllers{WatchFilterValue: "shard-a"}})
+
+	waitVariablesReady(t, ns, "mine", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	if theirs := get(t, ns, "theirs"); len(theirs.Status.Conditions) != 0 || theirs.Status.ObservedGeneration != 0 {
+		t.Errorf("an unlabelled ClusterClass was reconciled: observedGeneration %d, conditions %v", theirs.Status.ObservedGeneration, theirs.Status.Conditions)
+	}
+}

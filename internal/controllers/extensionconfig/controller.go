@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -72,6 +73,9 @@ type Reconciler struct {
 	// RediscoveryInterval is the pause between two discoveries of a
 	// healthy config; zero means DefaultRediscoveryInterval.
 	RediscoveryInterval time.Duration
+	// WatchFilterValue, when set, leaves every ExtensionConfig not labelled
+	// cluster.x-k8s.io/watch-filter with this value to another manager.
+	WatchFilterValue string
 	// SecretMetadata is the cache the CA Secret watch reads Secret
 	// metadata from; nil means the manager's. A manager whose own cache
 	// sees only some Secrets (Cluster API's sees only those labelled with a
@@ -171,6 +175,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
+	}
+	if !watchfilter.Matches(ext, r.WatchFilterValue) {
+		return ctrl.Result{}, nil
 	}
 	if !ext.DeletionTimestamp.IsZero() {
 		r.Registry.Unregister(ext.Name)

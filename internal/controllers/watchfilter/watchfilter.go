@@ -1,0 +1,12 @@
+package watchfilter
+
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Matches reports whether obj is this manager's to reconcile: always when
+// value is empty, else when its watch-filter label has exactly that value.
+func Matches(obj client.Object, value string) bool {
+	return value == "" || obj.GetLabels()[clusterv1.WatchLabel] == value
+}

@@ -1,0 +1,29 @@
+package watchfilter
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+func TestMatches(t *testing.T) {
+	tests := []struct {
+		name   string
+		labels map[string]string
+		value  string
+		want   bool
+	}{
+		{"no filter takes everything", nil, "", true},
+		{"no filter takes labelled objects too", map[string]string{clusterv1.WatchLabel: "a"}, "", true},
+		{"a filter takes its own", map[string]string{clusterv1.WatchLabel: "a"}, "a", true},
+		{"a filter leaves another's", map[string]string{clusterv1.WatchLabel: "b"}, "a", false},
+		{"a filter leaves unlabelled objects", map[string]string{"other": "a"}, "a", false},
+	}
+	for _, tt := range tests {
+		obj := &clusterv1.ClusterClass{ObjectMeta: metav1.ObjectMeta{Labels: tt.labels}}
+		if got := Matches(obj, tt.value); got != tt.want {
+			t.Errorf("%s: Matches = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
