@@ -120,6 +120,14 @@ CORE_MANAGER := $(BIN)/core-manager
 core-manager: ## Build bin/core-manager, the drop-in for Cluster API v1.14.2's capi-controller-manager with our ExtensionConfig and ClusterClass controllers and runtime client (its own module under cmd/core-manager; go's build cache makes it incremental).
 	cd cmd/core-manager && $(GO) build -o $(CORE_MANAGER) .
 
+CORE_MANAGER_IMAGE := $(BIN)/core-manager-image.tar
+
+.PHONY: core-manager-image
+core-manager-image: ## Write the drop-in core manager's image, core-manager:latest as config/core-manager names it, to bin/core-manager-image.tar: the binary at /manager, where Cluster API's Deployment runs it.
+	cd cmd/core-manager && CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -o $(BIN)/linux/core-manager .
+	$(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
+	$(BIN)/rsc-image --binary $(BIN)/linux/core-manager --path-in-image /manager --title core-manager --tag core-manager:latest --out $(CORE_MANAGER_IMAGE)
+
 .PHONY: build-bench
 build-bench: ## Build bin/rsc-bench, the load tool and the drills.
 	$(GO) build -o $(BENCH) ./cmd/rsc-bench

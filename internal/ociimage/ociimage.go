@@ -3,6 +3,7 @@ package ociimage
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -44,7 +45,16 @@ type Options struct {
 	// Created is the image's creation time; zero keeps the epoch, so that
 	// the same inputs give the same image digest.
 	Created time.Time
+	// PathInImage is where the binary goes, and the entrypoint; empty
+	// means BinaryPath. The drop-in core manager goes to /manager, the
+	// command Cluster API's Deployment runs.
+	PathInImage string
+	// Title is the image's org.opencontainers.image.title; empty means
+	// runtime-sdk-controller.
+	Title string
 }
+
+func (o Options) pathInImage() string { return cmp.Or(o.PathInImage, BinaryPath) }
 
 // Write builds the image and writes it to out as an OCI image layout
 // archive (oci-layout, index.json, blobs) that also carries Docker's
@@ -90,7 +100,7 @@ func Build(o Options) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CA certificates: %w (install the ca-certificates package, or name another bundle)", err)
 	}
-	layerTar, err := layerContents(binary, certs)
+	layerTar, err := layerContents(o.pathInImage(), binary, certs)
 	if err != nil {
 		return nil, err
 	}
@@ -113,12 +123,12 @@ func Build(o Options) (v1.Image, error) {
 	cfg.Architecture, cfg.OS = arch, "linux"
 	cfg.Created = v1.Time{Time: o.Created}
 	cfg.Config = v1.Config{
-		Entrypoint: []string{BinaryPath},
+		Entrypoint: []string{o.pathInImage()},
 		User:       User,
 		WorkingDir: "/",
 		Env:        []string{"SSL_CERT_FILE=" + CertsPath},
 		Labels: map[string]string{
-			"org.opencontainers.image.title":  "runtime-sdk-controller",
+			"org.opencontainers.image.title":  cmp.Or(o.Title, "runtime-sdk-controller"),
 			"org.opencontainers.image.source": "https://github.com/runtime-sdk-controller/runtime-sdk-controller",
 		},
 	}
@@ -127,7 +137,7 @@ func Build(o Options) (v1.Image, error) {
 
 // layerContents is the one layer: directories, the binary, the roots and
 // the user database, all owned by root and not writable by the user.
-func layerContents(binary, certs []byte) ([]byte, error) {
+func layerContents(binaryPath string, binary, certs []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := []string{"etc", "etc/ssl", "etc/ssl/certs", "tmp"}
@@ -145,7 +155,7 @@ func layerContents(binary, certs []byte) ([]byte, error) {
 		mode int64
 		data []byte
 	}{
-		{BinaryPath, 0o755, binary},
+		{binaryPath, 0o755, binary},
 		{CertsPath, 0o644, certs},
 		{"/etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n")},
 		{"/etc/group", 0o644, []byte("root:x:0:\nnonroot:x:65532:\n")},

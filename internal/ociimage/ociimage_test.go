@@ -187,3 +187,48 @@ func TestDefaultTag_IsTheImageTheManagerDeploys(t *testing.T) {
 		t.Errorf("config/manager/manager.yaml does not deploy %s, the image make image writes", DefaultTag)
 	}
 }
+
+// The drop-in core manager's image puts the binary where Cluster API's
+// Deployment runs it, /manager, as the entrypoint too.
+func TestBuild_PathInImageIsTheBinaryAndTheEntrypoint(t *testing.T) {
+	if _, err := os.Stat(systemRoots); err != nil {
+		t.Skipf("no CA bundle on this machine: %v", err)
+	}
+	binary := staticProgram(t, t.TempDir())
+	img, err := Build(Options{Binary: binary, CACertificates: systemRoots, PathInImage: "/manager", Title: "core-manager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Config.Entrypoint; len(got) != 1 || got[0] != "/manager" {
+		t.Errorf("entrypoint %v, want [/manager]", got)
+	}
+	if title := cfg.Config.Labels["org.opencontainers.image.title"]; title != "core-manager" {
+		t.Errorf("title %q, want core-manager", title)
+	}
+	reader := mutate.Extract(img)
+	defer reader.Close()
+	tr := tar.NewReader(reader)
+	found := false
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path.Clean("/"+h.Name) == "/manager" && h.Mode&0o111 != 0 {
+			found = true
+		}
+		if path.Clean("/"+h.Name) == BinaryPath {
+			t.Errorf("the image also holds %s", BinaryPath)
+		}
+	}
+	if !found {
+		t.Error("no executable /manager in the image")
+	}
+}

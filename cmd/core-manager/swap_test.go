@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
+)
+
+// capiImage is the image clusterctl installs capi-controller-manager with.
+const capiImage = "registry.k8s.io/cluster-api/cluster-api-controller:v1.14.2"
+
+// installedDeployment is capi-controller-manager as clusterctl installs it:
+// Cluster API v1.14.2's own manifest, read from its module, with the name,
+// namespace and image its kustomization and clusterctl give it.
+func installedDeployment(t *testing.T) *appsv1.Deployment {
+	t.Helper()
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
+	if err != nil {
+		t.Fatalf("find Cluster API's module: %v", err)
+	}
+	data, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "core", "config", "manager", "manager.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &appsv1.Deployment{}
+	if err := yaml.Unmarshal(data, d); err != nil {
+		t.Fatal(err)
+	}
+	d.Name, d.Namespace = "capi-controller-manager", "capi-system"
+	d.Spec.Template.Spec.Containers[0].Image = capiImage
+	return d
+}
+
+// swappedOnly checks that got is installed with the manager's image
+// swapped for the drop-in's, and nothing else changed.
+func swappedOnly(t *testing.T, installed, got *appsv1.Deployment) {
+	t.Helper()
+	if image := got.Spec.Template.Spec.Containers[0].Image; image != "core-manager:latest" {
+		t.Errorf("manager image %q, want core-manager:latest", image)
+	}
+	want := installed.DeepCopy()
+	want.Spec.Template.Spec.Containers[0].Image = got.Spec.Template.Spec.Containers[0].Image
+	wantJSON, _ := json.Marshal(want)
+	gotJSON, _ := json.Marshal(got)
+	if string(wantJSON) != string(gotJSON) {
+		t.Errorf("the swap changed more than the image:\nwant %s\ngot  %s", wantJSON, gotJSON)
+	}
+}
+
+// kubectl patch applies config/core-manager/patch.yaml as a strategic
+// merge patch: only the manager container's image changes.
+func TestSwap_KubectlPatchChangesOnlyTheImage(t *testing.T) {
+	installed := installedDeployment(t)
+	patchYAML, err := os.ReadFile("../../config/core-manager/patch.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := yaml.YAMLToJSON(patchYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	original, err := json.Marshal(installed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched, err := strategicpatch.StrategicMergePatch(original, patch, appsv1.Deployment{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &appsv1.Deployment{}
+	if err := json.Unmarshal(patched, got); err != nil {
+		t.Fatal(err)
+	}
+	swappedOnly(t, installed, got)
+}
+
+// A kustomization holding the installed components and the
+// config/core-manager component renders the same Deployment with only the
+// image swapped.
+func TestSwap_KustomizeComponentChangesOnlyTheImage(t *testing.T) {
+	installed := installedDeployment(t)
+	fs := filesys.MakeFsInMemory()
+	manifest, err := yaml.Marshal(installed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"kustomization.yaml", "patch.yaml"} {
+		data, err := os.ReadFile(filepath.Join("../../config/core-manager", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.WriteFile("/core-manager/"+name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fs.WriteFile("/install/components.yaml", manifest); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.WriteFile("/install/kustomization.yaml", []byte("resources:\n- components.yaml\ncomponents:\n- ../core-manager\n")); err != nil {
+		t.Fatal(err)
+	}
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, "/install")
+	if err != nil {
+		t.Fatalf("kustomize build: %v", err)
+	}
+	if len(resources.Resources()) != 1 {
+		t.Fatalf("rendered %d objects, want 1", len(resources.Resources()))
+	}
+	rendered, err := resources.Resources()[0].AsYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &appsv1.Deployment{}
+	if err := yaml.Unmarshal(rendered, got); err != nil {
+		t.Fatal(err)
+	}
+	swappedOnly(t, installed, got)
+}
