@@ -111,6 +111,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 	t.Cleanup(stopExtension)
 
 	logPath := filepath.Join(dir, "core-manager.log")
+	starting := time.Now()
 	mgr, err := capibaseline.Start(ctx, capibaseline.Options{
 		BinDir: binDir, Binary: coreManager, Kubeconfig: cluster.KubeconfigPath(), LogPath: logPath,
 	})
@@ -118,6 +119,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 		t.Fatal(err)
 	}
 	t.Cleanup(mgr.Stop)
+	t.Logf("the drop-in answered /readyz %s after it was started", time.Since(starting).Round(time.Millisecond))
 	t.Cleanup(func() {
 		if t.Failed() {
 			if data, err := os.ReadFile(logPath); err == nil {

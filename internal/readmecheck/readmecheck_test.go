@@ -41,8 +41,9 @@ func TestREADME_MakeTargetsTableIsTheMakefiles(t *testing.T) {
 }
 
 // otherTools' flags: kubectl's in the commands the README shows, and
-// Cluster API's manager's where it says how that ran.
-var otherTools = []string{"type", "feature-gates", "sync-period"}
+// Cluster API's manager's (which the drop-in core manager takes through
+// component-base and Cluster API's helpers) where it says how that ran.
+var otherTools = []string{"type", "patch-file", "feature-gates", "sync-period", "vmodule"}
 
 func TestREADME_EveryFlagItNamesIsDefined(t *testing.T) {
 	readme, err := os.ReadFile(Path())
