@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"errors"
@@ -10,7 +10,10 @@ import (
 	"testing"
 )
 
-// coreManager is this command, built once for the package's tests.
+// name is the command under test.
+const name = "core-manager"
+
+// coreManager is the command, built once for the package's tests.
 var coreManager string
 
 func TestMain(m *testing.M) {
@@ -20,7 +23,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	coreManager = filepath.Join(dir, name)
-	if out, err := exec.Command("go", "build", "-o", coreManager, ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", coreManager, ".")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build %s: %v\n%s", name, err, out)
 		os.RemoveAll(dir)
 		os.Exit(1)

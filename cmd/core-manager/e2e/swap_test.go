@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -60,7 +60,7 @@ func swappedOnly(t *testing.T, installed, got *appsv1.Deployment) {
 // merge patch: only the manager container's image changes.
 func TestSwap_KubectlPatchChangesOnlyTheImage(t *testing.T) {
 	installed := installedDeployment(t)
-	patchYAML, err := os.ReadFile("../../config/core-manager/patch.yaml")
+	patchYAML, err := os.ReadFile("../../../config/core-manager/patch.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestSwap_KustomizeComponentChangesOnlyTheImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"kustomization.yaml", "patch.yaml"} {
-		data, err := os.ReadFile(filepath.Join("../../config/core-manager", name))
+		data, err := os.ReadFile(filepath.Join("../../../config/core-manager", name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -19,11 +19,11 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/dropin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
 )
 
@@ -89,7 +89,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cluster.Stop() })
-	c, err := client.New(cluster.Config(), client.Options{Scheme: dropin.NewScheme()})
+	c, err := client.New(cluster.Config(), client.Options{Scheme: scheme.New()})
 	if err != nil {
 		t.Fatal(err)
 	}
