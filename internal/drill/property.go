@@ -393,7 +393,7 @@ func (p *propertyWorld) pickConfig(deleted bool) int {
 // checks the statuses with a fresh controller.
 func (p *propertyWorld) round(ctx context.Context, round int) (PropertyRound, []PropertyEvent, error) {
 	r := PropertyRound{Round: round}
-	before, err := p.counters(ctx)
+	before, err := p.settledCounters(ctx)
 	if err != nil {
 		return r, nil, err
 	}
@@ -456,7 +456,7 @@ func (p *propertyWorld) round(ctx context.Context, round int) (PropertyRound, []
 	if r.Settled, err = p.settle(ctx, time.Now()); err != nil {
 		return r, events, err
 	}
-	after, err := p.counters(ctx)
+	after, err := p.settledCounters(ctx)
 	if err != nil {
 		return r, events, err
 	}
@@ -674,6 +674,34 @@ func (p *propertyWorld) controllerOptions(log string) ControllerOptions {
 type counters struct {
 	reconciles, errors, calls                             int64
 	unchangedRefreshes, changedRefreshes, failedRefreshes int64
+	// observedCalls are the DiscoverVariables calls the controllers
+	// counted as they returned.
+	observedCalls int64
+}
+
+// settledCounters returns the counters once no DiscoverVariables call is
+// in flight, so that a call and the refresh it may be fall into the same
+// round: an extension counts a call when it arrives, the controller its
+// outcome when the answer is back. A reading that two more, 100 ms apart,
+// repeat exactly has nothing in flight: a call to these local extensions
+// takes a few milliseconds. After a few seconds it gives up and returns
+// the last reading.
+func (p *propertyWorld) settledCounters(ctx context.Context) (counters, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	last, err := p.counters(ctx)
+	for err == nil && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return last, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		var c counters
+		if c, err = p.counters(ctx); err == nil && c == last {
+			return c, nil
+		}
+		last = c
+	}
+	return last, err
 }
 
 func (p *propertyWorld) counters(ctx context.Context) (counters, error) {
@@ -688,6 +716,7 @@ func (p *propertyWorld) counters(ctx context.Context) (counters, error) {
 		unchangedRefreshes: p.retired.unchangedRefreshes + s.UnchangedRefreshes,
 		changedRefreshes:   p.retired.changedRefreshes + s.ChangedRefreshes,
 		failedRefreshes:    p.retired.failedRefreshes + s.FailedRefreshes,
+		observedCalls:      p.retired.observedCalls + s.DiscoverVariablesCalls,
 	}, nil
 }
 

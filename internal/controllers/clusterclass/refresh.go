@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 )
 
 // RefreshIntervalFor is how often to look for answers due for a refresh
@@ -61,10 +62,13 @@ func (f *refresher) Start(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-ticker.C:
-			outcomes := f.cache.Refresh(ctx)
-			for outcome, n := range outcomes {
-				metrics.VariablesRefreshes.WithLabelValues(string(outcome)).Add(float64(n))
-			}
+			outcomes := map[callcache.RefreshOutcome]int{}
+			// Counted per call, as each returns: the calls an extension
+			// served and the refreshes counted agree but for one in flight.
+			f.cache.RefreshEach(ctx, func(outcome callcache.RefreshOutcome) {
+				metrics.VariablesRefreshes.WithLabelValues(string(outcome)).Inc()
+				outcomes[outcome]++
+			})
 			if len(outcomes) > 0 {
 				ctrl.LoggerFrom(ctx).V(4).Info("refreshed answers in use", "outcomes", outcomes)
 			}

@@ -327,6 +327,18 @@ func (c *Cache[V]) Refresh(ctx context.Context) map[RefreshOutcome]int {
 	if c.maxAge <= 0 {
 		return nil
 	}
+	outcomes := map[RefreshOutcome]int{}
+	c.RefreshEach(ctx, func(o RefreshOutcome) { outcomes[o]++ })
+	return outcomes
+}
+
+// RefreshEach is Refresh, telling record each outcome as soon as its call
+// returns, so that what is counted of the refresh in progress never lags
+// behind the calls it made by more than the one in flight.
+func (c *Cache[V]) RefreshEach(ctx context.Context, record func(RefreshOutcome)) {
+	if c.maxAge <= 0 {
+		return
+	}
 	type due struct {
 		handler, fingerprint, settingsKey string
 		call                              func(context.Context) (V, error)
@@ -339,7 +351,6 @@ func (c *Cache[V]) Refresh(ctx context.Context) map[RefreshOutcome]int {
 		}
 	}
 	c.mu.Unlock()
-	outcomes := map[RefreshOutcome]int{}
 	for _, d := range work {
 		if ctx.Err() != nil {
 			break
@@ -375,10 +386,9 @@ func (c *Cache[V]) Refresh(ctx context.Context) map[RefreshOutcome]int {
 			users = c.recovered(flightKey, d.handler, d.settingsKey, users)
 			return v, nil
 		})
-		outcomes[outcome]++
+		record(outcome)
 		c.notify(users)
 	}
-	return outcomes
 }
 
 // stillDue reports whether the answer for handler and settingsKey under
