@@ -14,6 +14,7 @@ replace sigs.k8s.io/cluster-api/api => sigs.k8s.io/cluster-api/api v1.14.2
 replace github.com/runtime-sdk-controller/runtime-sdk-controller => ../..
 
 require (
+	github.com/prometheus/client_golang v1.24.0
 	github.com/runtime-sdk-controller/runtime-sdk-controller v0.0.0-00010101000000-000000000000
 	github.com/spf13/pflag v1.0.10
 	k8s.io/api v0.37.2
@@ -87,7 +88,6 @@ require (
 	github.com/onsi/gomega v1.42.1 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
-	github.com/prometheus/client_golang v1.24.0 // indirect
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.70.0 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect

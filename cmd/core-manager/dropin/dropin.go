@@ -346,6 +346,7 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 		RuntimeClient: rtclient.Options{
 			ClientCertFile: a.o.RuntimeExtensionClientCertFile,
 			ClientKeyFile:  a.o.RuntimeExtensionClientKeyFile,
+			Observe:        runtimeclient.Observe,
 		},
 		// Cluster API discovers every ExtensionConfig again at each resync.
 		RediscoveryInterval:        a.o.SyncPeriod,

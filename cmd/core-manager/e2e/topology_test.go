@@ -275,6 +275,28 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 	if n := calls["BeforeClusterCreate/"+beforeClusterCreate]; n != blockingCalls+1 {
 		t.Errorf("BeforeClusterCreate was called %d times, want %d retries and one success", n, blockingCalls+1)
 	}
+	// Cluster API's request metrics count the calls the extension served.
+	// The topology controller may still be calling: the two agree once
+	// no call is in flight.
+	testsync.Eventually(t, 30*time.Second, "capi_runtime_sdk_requests_total counts what the extension served", func() (bool, string) {
+		metrics, err := mgr.Scrape(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		served := ext.Calls()
+		for hook, key := range map[string]string{
+			"BeforeClusterCreate": "BeforeClusterCreate/" + beforeClusterCreate,
+			"GeneratePatches":     "GeneratePatches/" + generatePatches,
+			"ValidateTopology":    "ValidateTopology/" + validateTopology,
+			"Discovery":           "Discovery",
+		} {
+			got := metrics.Sum("capi_runtime_sdk_requests_total", map[string]string{"hook": hook, "code": "200", "status": "Success"})
+			if got != float64(served[key]) {
+				return false, fmt.Sprintf("%s: %v counted, %d served", hook, got, served[key])
+			}
+		}
+		return true, ""
+	})
 }
 
 // logTree logs the objects in namespace and their owners, for the record.

@@ -58,6 +58,21 @@ type Options struct {
 	MaxResponseBytes int64
 	// DiscoveryTimeout bounds Discovery calls; zero means DefaultTimeout.
 	DiscoveryTimeout time.Duration
+	// Observe, when set, is told of every call that was sent, as it ends.
+	Observe func(Request)
+}
+
+// Request is what Observe learns of one call.
+type Request struct {
+	// Host is the extension's host and port.
+	Host string
+	Hook catalog.GroupVersionHook
+	// HTTPStatus is the answer's status code; zero when none came back.
+	HTTPStatus int
+	// ResponseStatus is the answer's status field; empty when the answer
+	// was not a response of the hook's kind.
+	ResponseStatus runtimehooksv1.ResponseStatus
+	Duration       time.Duration
 }
 
 // Client calls Runtime Extension hooks. It is safe for concurrent use and
@@ -69,6 +84,7 @@ type Client struct {
 	clientCert       *certwatcher.CertWatcher
 	maxResponseBytes int64
 	discoveryTimeout time.Duration
+	observe          func(Request)
 
 	mu         sync.Mutex
 	transports map[[sha256.Size]byte]*pooledTransport
@@ -93,6 +109,7 @@ func New(opts Options) (*Client, error) {
 		catalog:          cat,
 		maxResponseBytes: opts.MaxResponseBytes,
 		discoveryTimeout: opts.DiscoveryTimeout,
+		observe:          opts.Observe,
 		transports:       map[[sha256.Size]byte]*pooledTransport{},
 		now:              time.Now,
 	}
@@ -168,11 +185,20 @@ func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook c
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	// As Cluster API's client does, the call tells the extension its
+	// timeout.
+	query := target.Query()
+	query.Set("timeout", timeout.String())
+	target.RawQuery = query.Encode()
+	started := time.Now()
 	answer, err := c.roundTrip(ctx, config.CABundle, target, timeout, body)
-	if err != nil {
-		return err
+	if err == nil {
+		err = readAnswer(target, answer, responseGVK, response)
 	}
-	return readAnswer(target, answer, responseGVK, response)
+	if c.observe != nil {
+		c.observe(Request{Host: target.Host, Hook: hook, HTTPStatus: answer.status, ResponseStatus: response.GetStatus(), Duration: time.Since(started)})
+	}
+	return err
 }
 
 // buildRequest resolves the hook's request and response kinds and the

@@ -233,6 +233,60 @@ func TestCall_SendsMergedSettingsToTheHandlerPath(t *testing.T) {
 	}
 }
 
+// As Cluster API's client, each call tells the extension its timeout in
+// the query, and Observe hears of every call sent: its host, hook, HTTP
+// status and response status, whether it succeeded or not.
+func TestCall_SendsItsTimeoutAndIsObserved(t *testing.T) {
+	var gotTimeout atomic.Value
+	answerStatus := atomic.Int64{}
+	answerStatus.Store(http.StatusOK)
+	url, ca := tlsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		gotTimeout.Store(r.URL.Query().Get("timeout"))
+		if code := int(answerStatus.Load()); code != http.StatusOK {
+			http.Error(w, "down", code)
+			return
+		}
+		writeJSON(w, map[string]any{"apiVersion": hooksAPIVersion, "kind": "DiscoverVariablesResponse", "status": "Failure", "message": "no"})
+	})
+	var seen []Request
+	c := newClient(t, Options{Observe: func(r Request) { seen = append(seen, r) }})
+	hook, err := c.Catalog().GroupVersionHook(runtimehooksv1.DiscoverVariables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := runtimev1.ClientConfig{URL: url, CABundle: ca}
+	call := func() error {
+		return c.Call(context.Background(), config, hook, "discover", 7*time.Second, nil,
+			&runtimehooksv1.DiscoverVariablesRequest{}, &runtimehooksv1.DiscoverVariablesResponse{})
+	}
+	if err := call(); err == nil {
+		t.Fatal("a Failure answer was taken for a success")
+	}
+	if got := gotTimeout.Load(); got != "7s" {
+		t.Errorf("the extension saw timeout %v, want 7s", got)
+	}
+	answerStatus.Store(http.StatusServiceUnavailable)
+	_ = call()
+	host := strings.TrimPrefix(url, "https://")
+	want := []Request{
+		{Host: host, Hook: hook, HTTPStatus: http.StatusOK, ResponseStatus: runtimehooksv1.ResponseStatusFailure},
+		{Host: host, Hook: hook, HTTPStatus: http.StatusServiceUnavailable},
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("observed %d calls, want %d: %+v", len(seen), len(want), seen)
+	}
+	for i := range want {
+		got := seen[i]
+		if got.Duration <= 0 {
+			t.Errorf("call %d: duration %s", i, got.Duration)
+		}
+		got.Duration = 0
+		if got != want[i] {
+			t.Errorf("call %d observed %+v, want %+v", i, got, want[i])
+		}
+	}
+}
+
 func TestURL(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -1,0 +1,46 @@
+package runtimeclient
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+)
+
+// Calls land in Cluster API's metric names and labels: a call that got no
+// answer as code <error> and status Unknown, an answered one by its codes.
+func TestObserve_RecordsCallsAsClusterAPIsClientDoes(t *testing.T) {
+	hook := catalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "GeneratePatches"}
+	Observe(rtclient.Request{Host: "ext.test:443", Hook: hook, Duration: time.Second})
+	Observe(rtclient.Request{Host: "ext.test:443", Hook: hook, HTTPStatus: 200, ResponseStatus: runtimehooksv1.ResponseStatusSuccess, Duration: time.Millisecond})
+
+	for _, c := range []struct{ code, status string }{{"<error>", "Unknown"}, {"200", "Success"}} {
+		got := testutil.ToFloat64(requestsTotal.WithLabelValues(c.code, "ext.test:443", hook.Group, hook.Version, hook.Hook, c.status))
+		if got != 1 {
+			t.Errorf("requests_total{code=%q,status=%q} = %v, want 1", c.code, c.status, got)
+		}
+	}
+	if n := testutil.CollectAndCount(requestDuration, "capi_runtime_sdk_request_duration_seconds"); n != 1 {
+		t.Errorf("%d duration series, want 1", n)
+	}
+	// Both are served from the manager's registry under Cluster API's names.
+	families, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range families {
+		if strings.HasPrefix(f.GetName(), "capi_runtime_sdk_") {
+			names = append(names, f.GetName())
+		}
+	}
+	if strings.Join(names, " ") != "capi_runtime_sdk_request_duration_seconds capi_runtime_sdk_requests_total" {
+		t.Errorf("registered %v", names)
+	}
+}
