@@ -361,29 +361,35 @@ func TestReconcile_FailedRediscoveryKeepsTheLastGoodHandlers(t *testing.T) {
 	}
 }
 
-func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
-	h := startController(t, runtimeclient.Options{}, 0)
+// injectOnceTheSecretAppears creates a config whose CA Secret does not
+// exist yet and checks the condition says so; then creates the Secret and
+// checks that this wakes the config, which gets the CA and is discovered.
+// It returns the extension and the Secret's namespace.
+func injectOnceTheSecretAppears(t *testing.T, prefix string) (*extension, string) {
+	t.Helper()
 	ext := startExtension(t)
 	ns := env.Namespace(t, nil)
-	name := uniqueName("inject")
+	name := uniqueName(prefix)
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL},
 		map[string]string{runtimev1.InjectCAFromSecretAnnotation: ns + "/extension-ca"})
-
-	// The Secret does not exist yet: the condition says so.
 	waitDiscovered(t, name, metav1.ConditionFalse, ns+"/extension-ca", "does not exist")
 
-	// Creating it wakes the config through the Secret metadata watch.
-	secret := &corev1.Secret{
+	if err := env.Client.Create(context.Background(), &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "extension-ca"},
 		Data:       map[string][]byte{"ca.crt": ext.CA},
-	}
-	if err := env.Client.Create(context.Background(), secret); err != nil {
+	}); err != nil {
 		t.Fatal(err)
 	}
 	got := waitDiscovered(t, name, metav1.ConditionTrue)
 	if string(got.Spec.ClientConfig.CABundle) != string(ext.CA) {
 		t.Error("caBundle was not injected from the Secret")
 	}
+	return ext, ns
+}
+
+func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
+	h := startController(t, runtimeclient.Options{}, 0)
+	ext, _ := injectOnceTheSecretAppears(t, "inject")
 
 	// Even at the highest verbosity, the CA never reaches the logs, in PEM
 	// or base64 form.
@@ -415,23 +421,7 @@ func TestReconcile_InjectsCAThroughASeparateSecretCache(t *testing.T) {
 	h := startControllerWith(t, runtimeclient.Options{}, 0, cache.Options{
 		ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: clusterSecrets}},
 	}, true)
-	ext := startExtension(t)
-	ns := env.Namespace(t, nil)
-	name := uniqueName("separate-cache")
-	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL},
-		map[string]string{runtimev1.InjectCAFromSecretAnnotation: ns + "/extension-ca"})
-	waitDiscovered(t, name, metav1.ConditionFalse, ns+"/extension-ca", "does not exist")
-
-	if err := env.Client.Create(context.Background(), &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "extension-ca"},
-		Data:       map[string][]byte{"ca.crt": ext.CA},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	got := waitDiscovered(t, name, metav1.ConditionTrue)
-	if string(got.Spec.ClientConfig.CABundle) != string(ext.CA) {
-		t.Error("caBundle was not injected from the Secret")
-	}
+	_, ns := injectOnceTheSecretAppears(t, "separate-cache")
 	// The manager's own cache cannot see the Secret: without the separate
 	// cache nothing would have woken the config.
 	secrets := &metav1.PartialObjectMetadataList{}
