@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,4 +126,29 @@ func TestSwap_KustomizeComponentChangesOnlyTheImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	swappedOnly(t, installed, got)
+}
+
+// clusterctlVariable is a ${NAME:=default} of Cluster API's manifests,
+// which clusterctl replaces with the default when NAME is not set.
+var clusterctlVariable = regexp.MustCompile(`\$\{[A-Z0-9_]+:=([^}]*)\}`)
+
+// The arguments of capi-controller-manager, as clusterctl installs it from
+// Cluster API v1.14.2's own manifest, start the drop-in unchanged: it gets
+// past its flags and stops only at the missing cluster.
+func TestSwap_TheInstalledDeploymentsArgumentsAreTakenUnchanged(t *testing.T) {
+	container := installedDeployment(t).Spec.Template.Spec.Containers[0]
+	if len(container.Command) != 1 || container.Command[0] != "/manager" {
+		t.Fatalf("Cluster API's Deployment runs %v; make core-manager-image puts the drop-in at /manager", container.Command)
+	}
+	args := make([]string, 0, len(container.Args)+1)
+	for _, a := range container.Args {
+		args = append(args, clusterctlVariable.ReplaceAllString(a, "$1"))
+	}
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--feature-gates=") }) {
+		t.Fatalf("no --feature-gates among %v: the manifest changed shape", args)
+	}
+	out, code := runBinary(t, append(args, "--kubeconfig=/nonexistent/kubeconfig")...)
+	if code != 1 || !strings.Contains(out, "/nonexistent/kubeconfig") {
+		t.Errorf("with %v: exit %d, output:\n%s\nwant 1, stopped at the missing kubeconfig", args, code, out)
+	}
 }
