@@ -98,8 +98,9 @@ type Controllers struct {
 	// Cluster API's --watch-filter does.
 	WatchFilterValue string
 	// WithoutExtensionConfigs leaves the ExtensionConfig controller out:
-	// the registry stays empty and is ready at once. A manager whose
-	// feature gates turn the Runtime SDK off runs so.
+	// the registry stays empty and is ready at once, and ClusterClasses
+	// publish inline variables only. A manager whose feature gates turn the
+	// Runtime SDK off runs so, as Cluster API's does.
 	WithoutExtensionConfigs bool
 	// WithoutClusterClasses leaves the ClusterClass controller and its
 	// index out, for a manager whose feature gates turn ClusterClass off.
@@ -281,6 +282,8 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, 
 		Schemas:   &variableschema.Cache{},
 
 		WatchFilterValue: opts.WatchFilterValue,
+		// Without ExtensionConfigs there is nothing to discover from.
+		WithoutDiscoverVariables: opts.WithoutExtensionConfigs,
 
 		RefreshInterval: clusterclass.RefreshIntervalFor(opts.VariablesCacheMaxAge),
 	}

@@ -60,6 +60,10 @@ type Reconciler struct {
 	// WatchFilterValue, when set, leaves every ClusterClass not labelled
 	// cluster.x-k8s.io/watch-filter with this value to another manager.
 	WatchFilterValue string
+	// WithoutDiscoverVariables publishes inline variables only, as Cluster
+	// API's ClusterClass controller does while its RuntimeSDK feature gate
+	// is off: no extension is called.
+	WithoutDiscoverVariables bool
 	// RefreshInterval, when positive, is how often DiscoverVariables
 	// answers in use are checked for reaching the cache's max age (and
 	// asked again); zero refreshes nothing.
@@ -174,7 +178,7 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 		}
 	}
 	for _, patch := range cc.Spec.Patches {
-		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" {
+		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" || r.WithoutDiscoverVariables {
 			continue
 		}
 		vars, err := r.discover(ctx, client.ObjectKeyFromObject(cc), patch, res)

@@ -349,15 +349,44 @@ func setSettings(t *testing.T, name string, settings map[string]string) {
 // manager.
 func TestReconcile_WatchFilterLeavesOtherClassesAlone(t *testing.T) {
 	ns := env.Namespace(t, nil)
-	// Both exist before the manager starts, so both are in its first list.
-	create(t, testenv.ClusterClass(ns, "theirs"))
-	mine := testenv.ClusterClass(ns, "mine")
+	// Both exist before the manager starts, so both are in its first list,
+	// which comes in name order; one worker takes "a-theirs" before
+	// "b-mine": once "b-mine" is done, "a-theirs" would have been too.
+	create(t, testenv.ClusterClass(ns, "a-theirs"))
+	mine := testenv.ClusterClass(ns, "b-mine")
 	mine.Labels = map[string]string{clusterv1.WatchLabel: "shard-a"}
 	create(t, mine)
-	startManagerWith(t, setup.Options{Controllers: setup.Controllers{WatchFilterValue: "shard-a"}})
+	startManagerWith(t, setup.Options{Controllers: setup.Controllers{WatchFilterValue: "shard-a", ClusterClassConcurrency: 1}})
 
-	waitVariablesReady(t, ns, "mine", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
-	if theirs := get(t, ns, "theirs"); len(theirs.Status.Conditions) != 0 || theirs.Status.ObservedGeneration != 0 {
+	waitVariablesReady(t, ns, "b-mine", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	theirs := get(t, ns, "a-theirs")
+	if len(theirs.Status.Conditions) != 0 || theirs.Status.ObservedGeneration != 0 {
 		t.Errorf("an unlabelled ClusterClass was reconciled: observedGeneration %d, conditions %v", theirs.Status.ObservedGeneration, theirs.Status.Conditions)
+	}
+	// Labelled later, it becomes this manager's: the label change alone
+	// brings it in.
+	theirs.Labels = map[string]string{clusterv1.WatchLabel: "shard-a"}
+	if err := env.Client.Update(context.Background(), theirs); err != nil {
+		t.Fatal(err)
+	}
+	waitVariablesReady(t, ns, "a-theirs", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+}
+
+// Without ExtensionConfigs (Cluster API's RuntimeSDK gate off) a
+// ClusterClass publishes its inline variables and calls no extension for
+// its external patch, as Cluster API's controller does then.
+func TestReconcile_WithoutExtensionConfigsPublishesInlineVariablesOnly(t *testing.T) {
+	ext := startExtension(t, stringVariable("size", true))
+	config := createExtensionConfig(t, ext, nil)
+	startManagerWith(t, setup.Options{Controllers: setup.Controllers{WithoutExtensionConfigs: true}})
+	ns := env.Namespace(t, nil)
+	create(t, newClusterClass(ns, "cc", config, stringVariable("zone", false)))
+
+	cc := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	if got, want := variableNames(cc), "zone<inline>"; got != want {
+		t.Errorf("status.variables = %s, want %s", got, want)
+	}
+	if n := ext.Server.Calls()[discoverVariables]; n != 0 {
+		t.Errorf("%d DiscoverVariables calls, want none", n)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -58,10 +59,12 @@ func clusterClassSource(c cache.Cache, sizes *indexSizes) source.Source {
 }
 
 // worthReconciling tells whether an update of a ClusterClass can change
-// what its reconcile writes: a new generation (spec) or new annotations
-// (paused). Status writes, ours included, and resyncs change neither.
+// what its reconcile writes: a new generation (spec), new annotations
+// (paused) or a new watch-filter label (which manager it belongs to).
+// Status writes, ours included, and resyncs change none of them.
 func worthReconciling(old, new *clusterv1.ClusterClass) bool {
-	return old.Generation != new.Generation || !equality.Semantic.DeepEqual(old.Annotations, new.Annotations)
+	return old.Generation != new.Generation || !equality.Semantic.DeepEqual(old.Annotations, new.Annotations) ||
+		watchfilter.LabelChanged(old, new)
 }
 
 // registrySource enqueues the ClusterClasses a registration change can

@@ -110,7 +110,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		// Status writes (ours included) and resyncs change no generation or
 		// annotation and need no discovery; re-discovery runs on the interval.
 		For(&runtimev1.ExtensionConfig{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}),
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+			// A config moved to or from this manager's watch filter.
+			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return watchfilter.LabelChanged(e.ObjectOld, e.ObjectNew) }}),
 			predicate.Funcs{UpdateFunc: r.notOwnInjection}))
 	if r.SecretMetadata == nil {
 		b = b.WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsForSecret))

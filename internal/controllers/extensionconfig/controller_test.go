@@ -55,13 +55,21 @@ type harness struct {
 // against the test control plane until the test ends.
 func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration) *harness {
 	t.Helper()
-	return startControllerWith(t, clientOpts, rediscovery, cache.Options{}, false)
+	return startControllerWith(t, clientOpts, rediscovery, harnessOptions{})
 }
 
-// startControllerWith is startController with the manager's cache options,
-// and with a separate Secret metadata cache for the CA watch when
-// secretCache is set.
-func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration, cacheOpts cache.Options, secretCache bool) *harness {
+// harnessOptions set up the manager beyond startController's defaults.
+type harnessOptions struct {
+	// cache is the manager's cache options.
+	cache cache.Options
+	// secretCache gives the CA watch a Secret metadata cache of its own.
+	secretCache bool
+	// watchFilter is the Reconciler's WatchFilterValue.
+	watchFilter string
+}
+
+// startControllerWith is startController with more settings.
+func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration, o harnessOptions) *harness {
 	t.Helper()
 	logs := &testsync.Buffer{}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
@@ -70,7 +78,7 @@ func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, redisco
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cacheOpts,
+		Cache:                  o.cache,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -82,9 +90,9 @@ func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, redisco
 	reg := registry.New()
 	r := &Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Discoverer: rc, Registry: reg,
-		RediscoveryInterval: rediscovery,
+		RediscoveryInterval: rediscovery, WatchFilterValue: o.watchFilter,
 	}
-	if secretCache {
+	if o.secretCache {
 		c, err := cache.New(mgr.GetConfig(), cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
 		if err != nil {
 			t.Fatal(err)
@@ -418,9 +426,10 @@ func TestReconcile_InjectsCAThroughASeparateSecretCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := startControllerWith(t, runtimeclient.Options{}, 0, cache.Options{
-		ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: clusterSecrets}},
-	}, true)
+	h := startControllerWith(t, runtimeclient.Options{}, 0, harnessOptions{
+		cache:       cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: clusterSecrets}}},
+		secretCache: true,
+	})
 	_, ns := injectOnceTheSecretAppears(t, "separate-cache")
 	// The manager's own cache cannot see the Secret: without the separate
 	// cache nothing would have woken the config.
@@ -492,6 +501,28 @@ func TestReconcile_ACARotationCostsOneReconcileAndOneDiscovery(t *testing.T) {
 	}
 	if n := ext.Server.Total() - discoveriesBefore; n != 1 {
 		t.Errorf("the rotation cost %d Discovery calls, want 1", n)
+	}
+}
+
+// With a watch filter, as Cluster API's --watch-filter, only configs
+// labelled with its value are discovered.
+func TestReconcile_WatchFilterLeavesOtherConfigsAlone(t *testing.T) {
+	startControllerWith(t, runtimeclient.Options{}, 0, harnessOptions{watchFilter: "shard-a"})
+	ext := startExtension(t)
+	theirs := uniqueName("theirs")
+	createExtensionConfig(t, theirs, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
+	// Created after theirs: its event comes later, and one worker takes
+	// them in order.
+	mine := uniqueName("mine")
+	createExtensionConfig(t, mine, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
+	labelled := getExtensionConfig(t, mine)
+	labelled.Labels = map[string]string{clusterv1.WatchLabel: "shard-a"}
+	if err := env.Client.Update(context.Background(), labelled); err != nil {
+		t.Fatal(err)
+	}
+	waitDiscovered(t, mine, metav1.ConditionTrue)
+	if got := getExtensionConfig(t, theirs); len(got.Status.Conditions) != 0 || len(got.Status.Handlers) != 0 {
+		t.Errorf("an unlabelled config was reconciled: %+v", got.Status)
 	}
 }
 

@@ -10,3 +10,9 @@ import (
 func Matches(obj client.Object, value string) bool {
 	return value == "" || obj.GetLabels()[clusterv1.WatchLabel] == value
 }
+
+// LabelChanged reports whether an update moved obj to or from a watch
+// filter: its reconcile is then this manager's, or no longer is.
+func LabelChanged(old, new client.Object) bool {
+	return old.GetLabels()[clusterv1.WatchLabel] != new.GetLabels()[clusterv1.WatchLabel]
+}

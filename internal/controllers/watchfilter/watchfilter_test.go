@@ -27,3 +27,26 @@ func TestMatches(t *testing.T) {
 		}
 	}
 }
+
+func TestLabelChanged(t *testing.T) {
+	with := func(labels map[string]string) *clusterv1.ClusterClass {
+		return &clusterv1.ClusterClass{ObjectMeta: metav1.ObjectMeta{Labels: labels}}
+	}
+	a := map[string]string{clusterv1.WatchLabel: "a"}
+	tests := []struct {
+		name     string
+		old, new map[string]string
+		want     bool
+	}{
+		{"labelled", nil, a, true},
+		{"unlabelled", a, nil, true},
+		{"moved", a, map[string]string{clusterv1.WatchLabel: "b"}, true},
+		{"other labels only", map[string]string{"x": "1"}, map[string]string{"x": "2"}, false},
+		{"unchanged", a, map[string]string{clusterv1.WatchLabel: "a", "x": "1"}, false},
+	}
+	for _, tt := range tests {
+		if got := LabelChanged(with(tt.old), with(tt.new)); got != tt.want {
+			t.Errorf("%s: LabelChanged = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
