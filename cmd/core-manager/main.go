@@ -36,9 +36,9 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
 	}
-	// client-go dumps request and response bodies from -v=8 on, and those
-	// carry ExtensionConfigs' caBundles: the level is capped below that,
-	// for every file --vmodule names too.
+	// client-go logs request headers from -v=7 on and bodies from 8 on,
+	// and those carry ExtensionConfigs' caBundles: the level is capped at
+	// 6, for every file --vmodule names too.
 	asked := o.Logs.Verbosity
 	o.Logs.Verbosity = min(asked, logcap.MaxVerbosity)
 	var loweredModules []string
@@ -55,10 +55,10 @@ func run(args []string, stderr io.Writer) int {
 	ctrl.SetLogger(klog.Background())
 	log := ctrl.Log.WithName("setup")
 	if asked != o.Logs.Verbosity {
-		log.Info(fmt.Sprintf("-v=%d lowered to %d: higher levels make client-go log request bodies, which carry CA bundles", asked, o.Logs.Verbosity))
+		log.Info(fmt.Sprintf("-v=%d lowered to %d: higher levels make client-go log request headers and bodies, which carry CA bundles", asked, o.Logs.Verbosity))
 	}
 	if len(loweredModules) > 0 {
-		log.Info(fmt.Sprintf("--vmodule levels of %v lowered to %d: higher levels make client-go log request bodies, which carry CA bundles", loweredModules, logcap.MaxVerbosity))
+		log.Info(fmt.Sprintf("--vmodule levels of %v lowered to %d: higher levels make client-go log request headers and bodies, which carry CA bundles", loweredModules, logcap.MaxVerbosity))
 	}
 	o.EachFlag(func(name, value string) { klog.V(1).Infof("FLAG: --%s=%q", name, value) })
 	log.Info("Version: " + buildVersion())

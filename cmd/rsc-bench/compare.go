@@ -109,6 +109,11 @@ func compareMain(ctx context.Context, o loadtestOptions, scenarios []loadtest.Sc
 	if err != nil {
 		return err
 	}
+	// The drop-in takes Cluster API's flags, our controller others: a
+	// mix-up would fail only once both had started.
+	if o.dropIn && filepath.Base(binary) == "runtime-sdk-controller" {
+		return fmt.Errorf("--drop-in runs the drop-in core manager: set --controller-binary to bin/core-manager (make core-manager), not %s", binary)
+	}
 	o.controllerBinary = binary
 	var results []*loadtest.Result
 	for i, s := range scenarios {

@@ -682,10 +682,11 @@ type counters struct {
 // settledCounters returns the counters once no DiscoverVariables call is
 // in flight, so that a call and the refresh it may be fall into the same
 // round: an extension counts a call when it arrives, the controller its
-// outcome when the answer is back. A reading that two more, 100 ms apart,
-// repeat exactly has nothing in flight: a call to these local extensions
-// takes a few milliseconds. After a few seconds it gives up and returns
-// the last reading.
+// outcome when the answer is back. A reading that the next one, 100 ms
+// later, repeats exactly (the calls served, those the controllers counted,
+// and the refreshes) has nothing in flight: a call to these local
+// extensions takes a few milliseconds. After 5 seconds of change it
+// returns the last reading; the round's bounds then show any call it split.
 func (p *propertyWorld) settledCounters(ctx context.Context) (counters, error) {
 	deadline := time.Now().Add(5 * time.Second)
 	last, err := p.counters(ctx)

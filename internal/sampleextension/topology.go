@@ -46,6 +46,10 @@ func (s *Server) SetRetry(key string, r Retry) {
 	if s.retries == nil {
 		s.retries = map[string]Retry{}
 	}
+	if r == (Retry{}) {
+		delete(s.retries, key)
+		return
+	}
 	s.retries[key] = r
 }
 

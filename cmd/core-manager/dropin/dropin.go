@@ -61,7 +61,7 @@ const (
 
 // Part is one thing the manager runs.
 type Part struct {
-	// Kind is reconciler, webhook, index or runnable.
+	// Kind is reconciler, webhook, index, runnable or setting.
 	Kind  string
 	Name  string
 	Owner string
@@ -312,11 +312,13 @@ func (a *assembly) secretCache(context.Context) error {
 		SyncPeriod:        &a.o.SyncPeriod,
 		DefaultNamespaces: namespaces,
 		DefaultTransform: func(in any) (any, error) {
-			// Only Secret metadata may enter this cache; anything else is
-			// a wiring mistake that must not go unnoticed.
+			// Only Secret metadata may enter this cache. Anything else is
+			// a wiring mistake in this binary, never bad input: it stops
+			// the process at once, as in Cluster API's manager, instead of
+			// leaving the cache unsynced until its timeout.
 			obj, ok := in.(*metav1.PartialObjectMetadata)
 			if !ok || obj.GroupVersionKind() != secretGVK {
-				return nil, fmt.Errorf("the Secret metadata cache got a %T, want Secret metadata", in)
+				panic(fmt.Sprintf("the Secret metadata cache got a %T, want Secret metadata", in))
 			}
 			obj.SetManagedFields(nil)
 			return obj, nil

@@ -16,7 +16,7 @@ import (
 // conversions need.
 func (a *assembly) webhooks(context.Context) error {
 	conversion.SetAPIVersionGetter(apiversion.Getter(a.mgr.GetClient()))
-	a.add("runnable", "conversion API version getter", Ours)
+	a.add("setting", "API version lookup of the conversion webhooks", Ours)
 
 	c := a.mgr.GetClient()
 	for _, w := range []struct {

@@ -59,9 +59,10 @@ func TestStart_AFlagClusterAPIsManagerDoesNotTakeStopsItByName(t *testing.T) {
 	}
 }
 
-// Above level 6 client-go would log request bodies, caBundles among them:
-// -v and --vmodule are lowered, and the log says so. As Cluster API's
-// manager, it logs its version and every flag before it connects.
+// Above level 6 client-go would log request headers and bodies, caBundles
+// among them: -v and --vmodule are lowered, and the log says so. As
+// Cluster API's manager, it logs its version and every flag before it
+// connects.
 func TestStart_CapsVerbosityAndLogsItsVersionAndFlags(t *testing.T) {
 	out, code := runBinary(t, "--kubeconfig=/nonexistent/kubeconfig", "-v=9", "--vmodule=round_trippers=8,topology=2")
 	if code != 1 || !strings.Contains(out, "/nonexistent/kubeconfig") {

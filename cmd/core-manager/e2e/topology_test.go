@@ -272,8 +272,11 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 			t.Errorf("%s was never called", key)
 		}
 	}
-	if n := calls["BeforeClusterCreate/"+beforeClusterCreate]; n != blockingCalls+1 {
-		t.Errorf("BeforeClusterCreate was called %d times, want %d retries and one success", n, blockingCalls+1)
+	// A reconcile that fails after the hook let creation go ahead, before
+	// the Cluster records its objects, calls it again: at least one call
+	// after the retries.
+	if n := calls["BeforeClusterCreate/"+beforeClusterCreate]; n < blockingCalls+1 {
+		t.Errorf("BeforeClusterCreate was called %d times, want %d retries and a success", n, blockingCalls)
 	}
 	// Cluster API's request metrics count the calls the extension served.
 	// The topology controller may still be calling: the two agree once

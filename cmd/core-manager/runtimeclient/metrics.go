@@ -39,7 +39,7 @@ func init() {
 
 // Observe records one call in Cluster API's request metrics; it is the
 // runtime client's Options.Observe in the drop-in.
-func Observe(r rtclient.Request) {
+func Observe(r rtclient.CallRecord) {
 	code := "<error>"
 	if r.HTTPStatus != 0 {
 		code = strconv.Itoa(r.HTTPStatus)

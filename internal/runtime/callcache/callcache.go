@@ -316,25 +316,16 @@ func (c *Cache[V]) notify(users []string) {
 	}
 }
 
-// Refresh asks again, once each, for every answer in use that is older
-// than MaxAge, and returns what each found. A changed answer replaces the
-// stored one and its users are told; an unchanged one is kept, renewed,
-// and tells nobody; a failed call keeps the answer out of use for the
-// failure backoff, like any failed call, and its users are told, so that
-// they say so. Answers nobody uses are left to expire. Calls run one at a
-// time: their number per interval is the number of distinct requests.
-func (c *Cache[V]) Refresh(ctx context.Context) map[RefreshOutcome]int {
-	if c.maxAge <= 0 {
-		return nil
-	}
-	outcomes := map[RefreshOutcome]int{}
-	c.RefreshEach(ctx, func(o RefreshOutcome) { outcomes[o]++ })
-	return outcomes
-}
-
-// RefreshEach is Refresh, telling record each outcome as soon as its call
-// returns, so that what is counted of the refresh in progress never lags
-// behind the calls it made by more than the one in flight.
+// RefreshEach asks again, once each, for every answer in use that is older
+// than MaxAge, and tells record what each found as soon as its call
+// returns, so that what is counted of a refresh in progress never lags
+// behind the calls it made by more than the one in flight. A changed
+// answer replaces the stored one and its users are told; an unchanged one
+// is kept, renewed, and tells nobody; a failed call keeps the answer out of
+// use for the failure backoff, like any failed call, and its users are
+// told, so that they say so. Answers nobody uses are left to expire. Calls
+// run one at a time: their number per interval is the number of distinct
+// requests.
 func (c *Cache[V]) RefreshEach(ctx context.Context, record func(RefreshOutcome)) {
 	if c.maxAge <= 0 {
 		return

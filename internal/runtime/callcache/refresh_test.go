@@ -55,12 +55,12 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 		t.Fatalf("three users of one request made %d calls", shared.calls.Load())
 	}
 
-	if got := c.Refresh(ctx); len(got) != 0 {
+	if got := refresh(ctx, c.Cache); len(got) != 0 {
 		t.Errorf("refresh before max age: %v", got)
 	}
 	c.now = c.now.Add(61 * time.Second)
 	shared.answer.Store(2) // a rollout behind the same registration
-	got := c.Refresh(ctx)
+	got := refresh(ctx, c.Cache)
 	if want := map[RefreshOutcome]int{RefreshChanged: 1, RefreshUnchanged: 1}; !reflect.DeepEqual(got, want) {
 		t.Errorf("outcomes %v, want %v", got, want)
 	}
@@ -76,7 +76,7 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 
 	// Renewed: nothing is due until another max age has passed.
 	c.told = nil
-	if got := c.Refresh(ctx); len(got) != 0 {
+	if got := refresh(ctx, c.Cache); len(got) != 0 {
 		t.Errorf("refresh right after a refresh: %v", got)
 	}
 	// A released user is no longer told, and an answer without users is
@@ -86,7 +86,7 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 	}
 	c.now = c.now.Add(61 * time.Second)
 	shared.answer.Store(3)
-	if got := c.Refresh(ctx); !reflect.DeepEqual(got, map[RefreshOutcome]int{RefreshUnchanged: 1}) {
+	if got := refresh(ctx, c.Cache); !reflect.DeepEqual(got, map[RefreshOutcome]int{RefreshUnchanged: 1}) {
 		t.Errorf("outcomes %v, want alone's refresh only", got)
 	}
 	if shared.calls.Load() != 2 || len(c.told) != 0 {
@@ -102,7 +102,7 @@ func TestRefresh_AFailureTellsTheUsersAndAnswersThemWithTheError(t *testing.T) {
 
 	c.now = c.now.Add(61 * time.Second)
 	e.fail.Store(true)
-	if got := c.Refresh(ctx); !reflect.DeepEqual(got, map[RefreshOutcome]int{RefreshFailed: 1}) {
+	if got := refresh(ctx, c.Cache); !reflect.DeepEqual(got, map[RefreshOutcome]int{RefreshFailed: 1}) {
 		t.Errorf("outcomes %v", got)
 	}
 	if !reflect.DeepEqual(c.told, [][]string{{"ns/a"}}) {
@@ -125,7 +125,7 @@ func TestRefresh_ARecoveryTellsTheUsersTheFailureWasToldTo(t *testing.T) {
 	}
 	c.now = c.now.Add(61 * time.Second)
 	e.fail.Store(true)
-	c.Refresh(ctx)
+	refresh(ctx, c.Cache)
 	// The extension recovers; one user's retry after the backoff succeeds:
 	// the other, still showing the failure, must hear of it too.
 	e.fail.Store(false)
@@ -157,7 +157,7 @@ func TestRefresh_AnAnswerOfAReplacedRegistrationDoesNotComeBack(t *testing.T) {
 	c.mu.Unlock()
 	c.now = c.now.Add(61 * time.Second)
 	done := make(chan struct{})
-	go func() { c.Refresh(ctx); close(done) }()
+	go func() { refresh(ctx, c.Cache); close(done) }()
 	<-started
 	c.Forget("h")
 	if v, _, _ := c.GetFor(ctx, "ns/a", "h", "fp2", nil, func(context.Context) (int, error) { return 2, nil }); v != 2 {
@@ -168,4 +168,12 @@ func TestRefresh_AnAnswerOfAReplacedRegistrationDoesNotComeBack(t *testing.T) {
 	if v, outcome, _ := c.GetFor(ctx, "ns/a", "h", "fp2", nil, func(context.Context) (int, error) { return 3, nil }); v != 2 || outcome != Hit {
 		t.Errorf("after the late refresh of fp1: %d (%s), want fp2's answer from the cache", v, outcome)
 	}
+}
+
+// refresh runs one pass of RefreshEach and returns how many answers found
+// each outcome.
+func refresh[V any](ctx context.Context, c *Cache[V]) map[RefreshOutcome]int {
+	outcomes := map[RefreshOutcome]int{}
+	c.RefreshEach(ctx, func(o RefreshOutcome) { outcomes[o]++ })
+	return outcomes
 }

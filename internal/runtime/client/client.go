@@ -58,19 +58,21 @@ type Options struct {
 	MaxResponseBytes int64
 	// DiscoveryTimeout bounds Discovery calls; zero means DefaultTimeout.
 	DiscoveryTimeout time.Duration
-	// Observe, when set, is told of every call that was sent, as it ends.
-	Observe func(Request)
+	// Observe, when set, is told of every call attempted (once the
+	// connection pool of its CA bundle exists), as it ends.
+	Observe func(CallRecord)
 }
 
-// Request is what Observe learns of one call.
-type Request struct {
+// CallRecord is what Observe learns of one call.
+type CallRecord struct {
 	// Host is the extension's host and port.
 	Host string
 	Hook catalog.GroupVersionHook
 	// HTTPStatus is the answer's status code; zero when none came back.
 	HTTPStatus int
-	// ResponseStatus is the answer's status field; empty when the answer
-	// was not a response of the hook's kind.
+	// ResponseStatus is the answer's status: Success or Failure, empty
+	// when the answer was no response of the hook's kind or said anything
+	// else (an extension's words never become a label value).
 	ResponseStatus runtimehooksv1.ResponseStatus
 	Duration       time.Duration
 }
@@ -84,7 +86,7 @@ type Client struct {
 	clientCert       *certwatcher.CertWatcher
 	maxResponseBytes int64
 	discoveryTimeout time.Duration
-	observe          func(Request)
+	observe          func(CallRecord)
 
 	mu         sync.Mutex
 	transports map[[sha256.Size]byte]*pooledTransport
@@ -195,11 +197,21 @@ func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook c
 	if err == nil {
 		err = readAnswer(target, answer, responseGVK, response)
 	}
-	if c.observe != nil {
-		c.observe(Request{Host: target.Host, Hook: hook, HTTPStatus: answer.status, ResponseStatus: response.GetStatus(), Duration: time.Since(started)})
+	if c.observe != nil && !errors.As(err, new(noTransportError)) {
+		status := response.GetStatus()
+		if status != runtimehooksv1.ResponseStatusSuccess && status != runtimehooksv1.ResponseStatusFailure {
+			status = ""
+		}
+		c.observe(CallRecord{Host: target.Host, Hook: hook, HTTPStatus: answer.status, ResponseStatus: status, Duration: time.Since(started)})
 	}
 	return err
 }
+
+// noTransportError marks a call that was never attempted, as no
+// connection pool could be made for its CA bundle; it reads as its cause.
+type noTransportError struct{ error }
+
+func (e noTransportError) Unwrap() error { return e.error }
 
 // buildRequest resolves the hook's request and response kinds and the
 // handler's URL, and encodes the request with the registration's settings
@@ -243,7 +255,7 @@ type answer struct {
 func (c *Client) roundTrip(ctx context.Context, caBundle []byte, target *url.URL, timeout time.Duration, body []byte) (answer, error) {
 	transport, err := c.transport(caBundle)
 	if err != nil {
-		return answer{}, err
+		return answer{}, noTransportError{err}
 	}
 	httpClient := &http.Client{
 		Transport: transport,
@@ -270,14 +282,16 @@ func (c *Client) roundTrip(ctx context.Context, caBundle []byte, target *url.URL
 	// An extension that sends its headers and then trickles the body runs
 	// into the timeout here, not in Do. Checked before err: the body cut at
 	// the deadline can also read as a clean, truncated end.
+	// The status line came: a body that fails still has its status code.
+	headersOnly := answer{status: resp.StatusCode}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return answer{}, fmt.Errorf("%s did not answer within %s (timeout)", redact(target), timeout)
+		return headersOnly, fmt.Errorf("%s did not answer within %s (timeout)", redact(target), timeout)
 	}
 	if err != nil {
-		return answer{}, fmt.Errorf("read response from %s: %w", redact(target), err)
+		return headersOnly, fmt.Errorf("read response from %s: %w", redact(target), err)
 	}
 	if int64(len(data)) > c.maxResponseBytes {
-		return answer{}, fmt.Errorf("response from %s is larger than %d bytes: refused", redact(target), c.maxResponseBytes)
+		return headersOnly, fmt.Errorf("response from %s is larger than %d bytes: refused", redact(target), c.maxResponseBytes)
 	}
 	return answer{status: resp.StatusCode, body: data}, nil
 }

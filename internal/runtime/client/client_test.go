@@ -248,8 +248,8 @@ func TestCall_SendsItsTimeoutAndIsObserved(t *testing.T) {
 		}
 		writeJSON(w, map[string]any{"apiVersion": hooksAPIVersion, "kind": "DiscoverVariablesResponse", "status": "Failure", "message": "no"})
 	})
-	var seen []Request
-	c := newClient(t, Options{Observe: func(r Request) { seen = append(seen, r) }})
+	var seen []CallRecord
+	c := newClient(t, Options{Observe: func(r CallRecord) { seen = append(seen, r) }})
 	hook, err := c.Catalog().GroupVersionHook(runtimehooksv1.DiscoverVariables)
 	if err != nil {
 		t.Fatal(err)
@@ -267,8 +267,13 @@ func TestCall_SendsItsTimeoutAndIsObserved(t *testing.T) {
 	}
 	answerStatus.Store(http.StatusServiceUnavailable)
 	_ = call()
+	// A CA bundle no connection can be made with: nothing was attempted.
+	if err := c.Call(context.Background(), runtimev1.ClientConfig{URL: url, CABundle: []byte("not PEM")}, hook, "discover", time.Second, nil,
+		&runtimehooksv1.DiscoverVariablesRequest{}, &runtimehooksv1.DiscoverVariablesResponse{}); err == nil {
+		t.Fatal("a CA bundle without a certificate was accepted")
+	}
 	host := strings.TrimPrefix(url, "https://")
-	want := []Request{
+	want := []CallRecord{
 		{Host: host, Hook: hook, HTTPStatus: http.StatusOK, ResponseStatus: runtimehooksv1.ResponseStatusFailure},
 		{Host: host, Hook: hook, HTTPStatus: http.StatusServiceUnavailable},
 	}
