@@ -226,7 +226,7 @@ func TestBinary_ExamplesShowTheIndexAtWorkAndCtrlCStopsEverything(t *testing.T) 
 		t.Errorf("after the hardening and sizing changes %d reconciles, want %d (1 for hardening's user, 3 for sizing's)", got, want)
 	}
 
-	stop(t, l, children)
+	stop(t, l, children, r.localDir)
 	if !strings.Contains(strings.Join(l.output(), "\n"), "stopping: controller, then sample extension, then control plane") {
 		t.Errorf("no word of the shutdown:\n%s", strings.Join(l.output(), "\n"))
 	}
@@ -253,7 +253,7 @@ func TestBinary_ExamplesShowTheIndexAtWorkAndCtrlCStopsEverything(t *testing.T) 
 // stop sends rsc-dev the terminal's Ctrl-C and checks that it exits
 // cleanly and stops every child in the order the README promises:
 // controller, extension, kube-apiserver, etcd.
-func stop(t *testing.T, l *launch, children []int) {
+func stop(t *testing.T, l *launch, children []int, localDir string) {
 	t.Helper()
 	commands := map[int]string{}
 	for _, pid := range children {
@@ -294,8 +294,22 @@ func stop(t *testing.T, l *launch, children []int) {
 		}
 	}
 	if !slices.Equal(order, want) {
-		t.Errorf("Ctrl-C stopped %v in this order, want %v", order, want)
+		// What each child logged last tells a SIGTERM in turn from an
+		// early death.
+		var logs strings.Builder
+		for _, name := range []string{"sample-extension.log", "controller.log"} {
+			data, _ := os.ReadFile(filepath.Join(localDir, name))
+			fmt.Fprintf(&logs, "\n--- last of %s:\n%s", name, lastBytes(string(data), 1500))
+		}
+		t.Errorf("Ctrl-C stopped %v in this order, want %v\nrsc-dev said:\n%s%s", order, want, strings.Join(l.output(), "\n"), logs.String())
 	}
+}
+
+func lastBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
 }
 
 func lastReconciles(t *testing.T, l *launch) int {
@@ -401,9 +415,9 @@ func TestBinary_BareStartsNoExtensionAndAppliesNothing(t *testing.T) {
 			t.Errorf("rsc-dev --kubeconfig wrote %T %s to the cluster (%v)", obj, obj.GetName(), err)
 		}
 	}
-	stop(t, k, only)
+	stop(t, k, only, other.localDir)
 	if !strings.Contains(strings.Join(k.output(), "\n"), "stopping the controller") {
 		t.Errorf("--kubeconfig: no word of stopping the controller alone")
 	}
-	stop(t, l, children)
+	stop(t, l, children, r.localDir)
 }
