@@ -257,17 +257,11 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 }
 
 // withSettings is request with the registration's settings under its own,
-// as it is sent; the cache key is computed from what is sent.
+// merged as the runtime client merges them when it sends it: the cache key
+// is computed from what is sent.
 func withSettings(request runtimehooksv1.RequestObject, registration map[string]string) runtimehooksv1.RequestObject {
 	merged := request.DeepCopyObject().(runtimehooksv1.RequestObject)
-	settings := map[string]string{}
-	for k, v := range registration {
-		settings[k] = v
-	}
-	for k, v := range request.GetSettings() {
-		settings[k] = v
-	}
-	merged.SetSettings(settings)
+	merged.SetSettings(rtclient.MergeSettings(registration, request.GetSettings()))
 	return merged
 }
 
