@@ -104,7 +104,15 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &runtimev1.ExtensionConfig{}, caSecretIndex, caSecretKeys); err != nil {
 		return fmt.Errorf("index ExtensionConfigs by CA secret: %w", err)
 	}
-	b := ctrl.NewControllerManagedBy(mgr).
+	// Only Secrets' metadata is watched: a CA is read uncached, from the
+	// one Secret a config names.
+	secretMetadata := r.SecretMetadata
+	if secretMetadata == nil {
+		secretMetadata = mgr.GetCache()
+	}
+	secret := &metav1.PartialObjectMetadata{}
+	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	err := ctrl.NewControllerManagedBy(mgr).
 		Named("extensionconfig").
 		WithOptions(options).
 		// Status writes (ours included) and resyncs change no generation or
@@ -113,18 +121,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{},
 			// A config moved to or from this manager's watch filter.
 			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return watchfilter.LabelChanged(e.ObjectOld, e.ObjectNew) }}),
-			predicate.Funcs{UpdateFunc: r.notOwnInjection}))
-	if r.SecretMetadata == nil {
-		b = b.WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsForSecret))
-	} else {
-		secret := &metav1.PartialObjectMetadata{}
-		secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-		b = b.WatchesRawSource(source.Kind(r.SecretMetadata, secret,
-			handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, s *metav1.PartialObjectMetadata) []reconcile.Request {
-				return r.configsForSecret(ctx, s)
-			})))
-	}
-	err := b.Complete(r)
+			predicate.Funcs{UpdateFunc: r.notOwnInjection})).
+		WatchesRawSource(source.Kind(secretMetadata, secret, handler.TypedEnqueueRequestsFromMapFunc(r.configsForSecret))).
+		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build extensionconfig controller: %w", err)
 	}
@@ -142,7 +141,7 @@ func caSecretKeys(obj client.Object) []string {
 	return []string{ref}
 }
 
-func (r *Reconciler) configsForSecret(ctx context.Context, secret client.Object) []reconcile.Request {
+func (r *Reconciler) configsForSecret(ctx context.Context, secret *metav1.PartialObjectMetadata) []reconcile.Request {
 	list := &runtimev1.ExtensionConfigList{}
 	key := secret.GetNamespace() + "/" + secret.GetName()
 	if err := r.Client.List(ctx, list, client.MatchingFields{caSecretIndex: key}); err != nil {
