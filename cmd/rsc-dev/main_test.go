@@ -299,17 +299,10 @@ func stop(t *testing.T, l *launch, children []int, localDir string) {
 		var logs strings.Builder
 		for _, name := range []string{"sample-extension.log", "controller.log"} {
 			data, _ := os.ReadFile(filepath.Join(localDir, name))
-			fmt.Fprintf(&logs, "\n--- last of %s:\n%s", name, lastBytes(string(data), 1500))
+			fmt.Fprintf(&logs, "\n--- last of %s:\n%s", name, proctest.Tail(string(data), 30))
 		}
 		t.Errorf("Ctrl-C stopped %v in this order, want %v\nrsc-dev said:\n%s%s", order, want, strings.Join(l.output(), "\n"), logs.String())
 	}
-}
-
-func lastBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[len(s)-n:]
 }
 
 func lastReconciles(t *testing.T, l *launch) int {

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -81,19 +81,11 @@ func run(m *testing.M) int {
 		// The controller logs say why; they vanish with the directory.
 		for _, name := range []string{"flap", "restart", "soak", "property"} {
 			if data, err := os.ReadFile(filepath.Join(dir, name+"-controller.log")); err == nil {
-				fmt.Fprintf(os.Stderr, "--- last of %s-controller.log:\n%s\n", name, tail(string(data), 40))
+				fmt.Fprintf(os.Stderr, "--- last of %s-controller.log:\n%s\n", name, proctest.Tail(string(data), 40))
 			}
 		}
 	}
 	return code
-}
-
-func tail(s string, lines int) string {
-	parts := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(parts) > lines {
-		parts = parts[len(parts)-lines:]
-	}
-	return strings.Join(parts, "\n")
 }
 
 func skipShort(t *testing.T) {
@@ -118,7 +110,7 @@ func noRace(t *testing.T, drill string) {
 			t.Fatal(err)
 		}
 		if i := bytes.Index(data, []byte("WARNING: DATA RACE")); i >= 0 {
-			t.Errorf("the controller raced during the %s drill (%s):\n%s", drill, filepath.Base(log), tail(string(data[i:]), 60))
+			t.Errorf("the controller raced during the %s drill (%s):\n%s", drill, filepath.Base(log), proctest.Tail(string(data[i:]), 60))
 		}
 	}
 }

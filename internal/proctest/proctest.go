@@ -100,3 +100,13 @@ func Command(pid int) string {
 	first, _, _ := bytes.Cut(cmdline, []byte{0})
 	return filepath.Base(string(first))
 }
+
+// Tail returns the last lines of s, a process's output, for a failure
+// message to say what it said last.
+func Tail(s string, lines int) string {
+	parts := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	return strings.Join(parts, "\n")
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
@@ -123,7 +124,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 	t.Cleanup(func() {
 		if t.Failed() {
 			if data, err := os.ReadFile(logPath); err == nil {
-				t.Logf("core-manager log (last 6000 bytes):\n%s", tail(string(data), 6000))
+				t.Logf("core-manager log (last 60 lines):\n%s", proctest.Tail(string(data), 60))
 			}
 		}
 	})
@@ -334,11 +335,4 @@ func listOf(ctx context.Context, t *testing.T, c client.Client, k minimalclass.T
 		t.Fatalf("list %s: %v", k.Kind, err)
 	}
 	return list.Items
-}
-
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[strings.IndexByte(s[len(s)-n:], '\n')+len(s)-n+1:]
 }
