@@ -1,8 +1,6 @@
 package devrun
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -28,21 +26,6 @@ func TestConsoleLine_ShowsWarningsAndErrorsOnceWithoutTheirReconcileID(t *testin
 		if ok && (!strings.HasSuffix(line, tc.want) || strings.Contains(key, "reconcileID")) {
 			t.Errorf("%s: line %q key %q, want a line ending %q and a key without the reconcile ID", tc.raw, line, key, tc.want)
 		}
-	}
-}
-
-func TestReadObjects_ReportsTheBrokenDocumentAndKeepsTheOthers(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "x.yaml")
-	content := "# only a comment\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\nkind: [broken\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n"
-	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	objects, err := readObjects(file)
-	if err == nil || !strings.Contains(err.Error(), "document 3") {
-		t.Errorf("error %v, want one naming document 3", err)
-	}
-	if len(objects) != 2 || objects[0].GetName() != "a" || objects[1].GetName() != "b" {
-		t.Errorf("got %d objects, want namespaces a and b", len(objects))
 	}
 }
 
