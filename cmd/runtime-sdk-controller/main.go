@@ -23,6 +23,7 @@ import (
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 const name = "runtime-sdk-controller"
@@ -57,6 +58,9 @@ type options struct {
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{zap: zap.Options{Development: false}}
+	// No webhook runs with this controller to default a nil
+	// namespaceSelector to {}: nil reads as the API documents it.
+	o.manager.NilSelector = extensionindex.NilAdmitsAll
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.manager.MetricsBindAddress, "metrics-bind-address", ":8443", "Address the Prometheus metrics endpoint binds to; 0 disables it. With --local it defaults to "+localMetricsAddress+".")

@@ -150,7 +150,7 @@ func (f *fixture) create(ctx context.Context, c client.Client) error {
 
 // admitted reports whether config i admits namespace ns with labels.
 func (f *fixture) admitted(i int, labels map[string]string) bool {
-	ok, _ := extensionindex.Admits(f.configs[i].selector, labels)
+	ok, _ := admitsSelector(f.configs[i].selector, labels)
 	return ok
 }
 
@@ -195,8 +195,9 @@ func (f *fixture) mostPopular() []int {
 	return order
 }
 
+// admitsSelector reads a nil fixture selector as the {} it is written as.
 func admitsSelector(selector *metav1.LabelSelector, labels map[string]string) (bool, error) {
-	return extensionindex.Admits(selector, labels)
+	return extensionindex.NilAdmitsAll.Admits(selector, labels)
 }
 
 // anyAdmitted reports whether config i admits any referencer's namespace.

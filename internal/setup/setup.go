@@ -105,6 +105,11 @@ type Controllers struct {
 	// WithoutClusterClasses leaves the ClusterClass controller and its
 	// index out, for a manager whose feature gates turn ClusterClass off.
 	WithoutClusterClasses bool
+	// NilSelector is how the ClusterClass controller and its event mapping
+	// read a nil namespaceSelector. The zero value, NilAdmitsAll, is the
+	// standalone controller's; a manager whose runtime client reads it as
+	// Cluster API's does sets NilAdmitsNone.
+	NilSelector extensionindex.NilSelector
 }
 
 // RuntimeSDK is what AddControllers wires around the two controllers: the
@@ -286,6 +291,7 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, 
 		WithoutDiscoverVariables: opts.WithoutExtensionConfigs,
 
 		RefreshInterval: clusterclass.RefreshIntervalFor(opts.VariablesCacheMaxAge),
+		NilSelector:     opts.NilSelector,
 	}
 	ccOptions := controllerOptions
 	ccOptions.MaxConcurrentReconciles = opts.ClusterClassConcurrency

@@ -99,7 +99,8 @@ func Find(ctx context.Context, reader client.Reader, extensionConfig, handler st
 				labels = ns.Labels
 				namespaceLabels[cc.Namespace] = labels
 			}
-			admitted, err := extensionindex.Admits(ext.Spec.NamespaceSelector, labels)
+			// As the standalone controller, whose command this is, reads it.
+			admitted, err := extensionindex.NilAdmitsAll.Admits(ext.Spec.NamespaceSelector, labels)
 			if err != nil {
 				return nil, fmt.Errorf("ExtensionConfig %s: %w", extensionConfig, err)
 			}

@@ -7,13 +7,45 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// Admits reports whether an ExtensionConfig's namespaceSelector admits a
-// namespace with the given labels. A nil selector admits every namespace:
-// that is the API's documented default, which Cluster API otherwise relies
-// on a defaulting webhook to write as {}.
-func Admits(selector *metav1.LabelSelector, namespaceLabels map[string]string) (bool, error) {
+// NilSelector is how a manager reads an ExtensionConfig whose
+// spec.namespaceSelector is nil. Every other selector admits the same
+// namespaces under both readings. A manager picks one reading and uses it
+// for every admission decision it makes (its reconcile, its event mapping
+// and its runtime client); two readings in one process show a ClusterClass
+// as ready while the calls made for it fail.
+type NilSelector int
+
+const (
+	// NilAdmitsAll reads a nil selector as the empty one, which admits
+	// every namespace: the API's documented default. It is the zero value,
+	// for a manager that runs without Cluster API's defaulting webhook
+	// (which would have written {}), as the standalone controller does.
+	NilAdmitsAll NilSelector = iota
+	// NilAdmitsNone reads a nil selector as admitting no namespace, as
+	// Cluster API's registry and runtime client do. A manager beside
+	// Cluster API's reconcilers uses it, so that it admits exactly the
+	// namespaces their calls are made for. Behind Cluster API's webhook a
+	// nil is only seen on an object stored while the webhook was off.
+	NilAdmitsNone
+)
+
+// String names the reading.
+func (n NilSelector) String() string {
+	switch n {
+	case NilAdmitsAll:
+		return "NilAdmitsAll"
+	case NilAdmitsNone:
+		return "NilAdmitsNone"
+	default:
+		return fmt.Sprintf("NilSelector(%d)", int(n))
+	}
+}
+
+// Admits reports whether selector admits a namespace with the given
+// labels, reading a nil selector as n says.
+func (n NilSelector) Admits(selector *metav1.LabelSelector, namespaceLabels map[string]string) (bool, error) {
 	if selector == nil {
-		return true, nil
+		return n != NilAdmitsNone, nil
 	}
 	s, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {

@@ -8,7 +8,8 @@
 // Mapper: RequestsForExtensionConfig for an ExtensionConfig's old and new
 // object, RequestsForChanges for the handler changes Diff computes between
 // two HandlerStates lists, and RequestsForNamespace for a Namespace's label
-// change.
+// change. A Mapper reads a nil namespaceSelector as its NilSelector says:
+// give it the reading its manager's reconciles and runtime client use.
 //
 // ClusterClasses name handlers by their full name `<handler>.<config>` in
 // spec.patches[].external (generatePatchesExtension,

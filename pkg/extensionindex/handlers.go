@@ -20,8 +20,8 @@ type HandlerState struct {
 	ExtensionConfig string
 	// Fingerprint changes exactly when a call's result or behaviour could.
 	Fingerprint string
-	// NamespaceSelector decides which namespaces may use the handler; nil
-	// admits all.
+	// NamespaceSelector decides which namespaces may use the handler; how
+	// a nil one reads is the manager's choice (see NilSelector).
 	NamespaceSelector *metav1.LabelSelector
 }
 
@@ -134,14 +134,9 @@ func Diff(old, new []HandlerState) []Change {
 	return changes
 }
 
-// equalSelectors treats nil and empty as equal: both admit everything.
+// equalSelectors compares selectors as written: nil and empty differ,
+// because whether they admit the same namespaces depends on the reading
+// (see NilSelector), which the mapping applies to decide what flipped.
 func equalSelectors(a, b *metav1.LabelSelector) bool {
-	empty := &metav1.LabelSelector{}
-	if a == nil {
-		a = empty
-	}
-	if b == nil {
-		b = empty
-	}
 	return equality.Semantic.DeepEqual(a, b)
 }

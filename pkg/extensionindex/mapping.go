@@ -25,6 +25,10 @@ type Mapper struct {
 	// the cache, which may already have moved: a Namespace relabelled and
 	// a selector changed in between can each look like no flip on its own.
 	Applied AppliedAdmission
+	// NilSelector is how the manager reads a nil namespaceSelector: the
+	// reading its reconciles and runtime client use, so that the mapping
+	// enqueues exactly the ClusterClasses whose admission they see flip.
+	NilSelector NilSelector
 }
 
 // AppliedAdmission reports whether ClusterClass cc was admitted by config
@@ -53,7 +57,9 @@ func (m Mapper) flipped(cc types.NamespacedName, config string, before, after bo
 //     from "not registered" to resolved, or back);
 //   - Changed: those referencing it from a namespace admitted before or
 //     after (elsewhere no call is made either way);
-//   - SelectorChanged: those whose namespace's admission flipped.
+//   - SelectorChanged: those whose namespace's admission flipped, with a
+//     nil selector read as m.NilSelector says (nil to {} flips every
+//     namespace under NilAdmitsNone, none under NilAdmitsAll).
 //
 // A ClusterClass whose Namespace cannot be read (not in the cache yet, or
 // gone) is included: its reconcile decides, and the others are still mapped.
@@ -66,26 +72,40 @@ func (m Mapper) RequestsForChanges(ctx context.Context, changes []Change) ([]rec
 			return nil, fmt.Errorf("list ClusterClasses referencing %s: %w", change.Handler, err)
 		}
 		for i := range list.Items {
-			cc := &list.Items[i]
-			affected := true
-			if change.Kind == Changed || change.Kind == SelectorChanged {
-				labels, err := namespaces.get(ctx, cc.Namespace)
-				if err == nil {
-					before, _ := Admits(change.Old.NamespaceSelector, labels)
-					after, _ := Admits(change.New.NamespaceSelector, labels)
-					if change.Kind == Changed {
-						affected = before || after
-					} else {
-						affected = m.flipped(types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}, change.New.ExtensionConfig, before, after)
-					}
-				}
-			}
-			if affected {
-				out.add(cc)
+			if m.affects(ctx, change, &list.Items[i], &namespaces) {
+				out.add(&list.Items[i])
 			}
 		}
 	}
 	return out.requests, nil
+}
+
+// affects decides whether change can affect cc, as RequestsForChanges
+// says.
+func (m Mapper) affects(ctx context.Context, change Change, cc *clusterv1.ClusterClass, namespaces *namespaceLabels) bool {
+	if change.Kind != Changed && change.Kind != SelectorChanged {
+		return true
+	}
+	var labels map[string]string
+	// Selectors without terms answer alike for every namespace: nothing to
+	// read, and a namespace missing from the cache is no reason to enqueue.
+	if hasTerms(change.Old.NamespaceSelector) || hasTerms(change.New.NamespaceSelector) {
+		var err error
+		if labels, err = namespaces.get(ctx, cc.Namespace); err != nil {
+			return true
+		}
+	}
+	before, _ := m.NilSelector.Admits(change.Old.NamespaceSelector, labels)
+	after, _ := m.NilSelector.Admits(change.New.NamespaceSelector, labels)
+	if change.Kind == Changed {
+		return before || after
+	}
+	return m.flipped(types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}, change.New.ExtensionConfig, before, after)
+}
+
+// hasTerms reports whether a selector's answer depends on labels.
+func hasTerms(selector *metav1.LabelSelector) bool {
+	return selector != nil && (len(selector.MatchLabels) > 0 || len(selector.MatchExpressions) > 0)
 }
 
 // RequestsForExtensionConfig maps an ExtensionConfig event to ClusterClass
@@ -126,8 +146,8 @@ func (m Mapper) RequestsForNamespace(ctx context.Context, namespace string, oldL
 			if !seen {
 				if selector, registered := selectorOf(config); registered {
 					a.registered = true
-					a.before, _ = Admits(selector, oldLabels)
-					a.after, _ = Admits(selector, newLabels)
+					a.before, _ = m.NilSelector.Admits(selector, oldLabels)
+					a.after, _ = m.NilSelector.Admits(selector, newLabels)
 				}
 				byConfig[config] = a
 			}

@@ -60,7 +60,9 @@ func TestDiff_OnlyObservableChanges(t *testing.T) {
 			e.Labels = map[string]string{"a": "b"}
 			e.Annotations = map[string]string{"c": "d"}
 		}, nil},
-		{"empty selector equals nil", func(e *runtimev1.ExtensionConfig) { e.Spec.NamespaceSelector = &metav1.LabelSelector{} }, nil},
+		// Whether nil and {} admit alike is the mapping's reading to decide.
+		{"nil selector to empty", func(e *runtimev1.ExtensionConfig) { e.Spec.NamespaceSelector = &metav1.LabelSelector{} },
+			map[string]ChangeKind{"gen.ext": SelectorChanged, "vars.ext": SelectorChanged}},
 		{"one handler's timeout", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers[0].TimeoutSeconds = 20 }, map[string]ChangeKind{"gen.ext": Changed}},
 		{"handler added", func(e *runtimev1.ExtensionConfig) {
 			e.Status.Handlers = append(e.Status.Handlers, handler("val", "ValidateTopology", 10))
@@ -291,5 +293,95 @@ func TestMapper_AnEdgeIsFollowedWhateverTheRecordSays(t *testing.T) {
 	}
 	if got := names(requests); !reflect.DeepEqual(got, []string{"ns/cc"}) {
 		t.Errorf("requests = %v, want the edge followed", got)
+	}
+}
+
+// Each reading enqueues exactly the ClusterClasses whose admission it sees
+// flip when a selector goes between nil, {} and a selector with terms.
+// team-d has no Namespace in the cache: it is enqueued only where the
+// answer depends on its labels.
+func TestMapper_SelectorChangesFlipAdmissionAsTheReadingSays(t *testing.T) {
+	reader := mappingReader(t,
+		namespace("team-a", "a"), namespace("team-b", "b"),
+		referencing("team-a", "vars", "vars.ext"),
+		referencing("team-b", "vars", "vars.ext"),
+		referencing("team-d", "vars", "vars.ext"),
+		referencing("team-a", "other", "vars.other"),
+	)
+	vars := handler("vars", "DiscoverVariables", 10)
+	config := func(s *metav1.LabelSelector) *runtimev1.ExtensionConfig { return extensionConfig(s, vars) }
+	every := []string{"team-a/vars", "team-b/vars", "team-d/vars"}
+	tests := []struct {
+		name     string
+		old, new *metav1.LabelSelector
+		// want is what NilAdmitsAll enqueues, then NilAdmitsNone.
+		want [2][]string
+	}{
+		{name: "nil to {}", old: nil, new: &metav1.LabelSelector{}, want: [2][]string{{}, every}},
+		{name: "{} to nil", old: &metav1.LabelSelector{}, new: nil, want: [2][]string{{}, every}},
+		{name: "nil to team a", old: nil, new: selector("a"),
+			want: [2][]string{{"team-b/vars", "team-d/vars"}, {"team-a/vars", "team-d/vars"}}},
+		{name: "team a to nil", old: selector("a"), new: nil,
+			want: [2][]string{{"team-b/vars", "team-d/vars"}, {"team-a/vars", "team-d/vars"}}},
+		{name: "{} to team a", old: &metav1.LabelSelector{}, new: selector("a"),
+			want: [2][]string{{"team-b/vars", "team-d/vars"}, {"team-b/vars", "team-d/vars"}}},
+	}
+	for _, tt := range tests {
+		for i, reading := range []NilSelector{NilAdmitsAll, NilAdmitsNone} {
+			t.Run(tt.name+" under "+reading.String(), func(t *testing.T) {
+				m := Mapper{Reader: reader, NilSelector: reading}
+				requests, err := m.RequestsForExtensionConfig(context.Background(), config(tt.old), config(tt.new))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := names(requests); !reflect.DeepEqual(got, tt.want[i]) {
+					t.Errorf("requests = %v, want %v", got, tt.want[i])
+				}
+			})
+		}
+	}
+}
+
+// Under Cluster API's reading a nil selector admits nothing, so a settings
+// change reaches no ClusterClass: none made a call, and none will.
+func TestMapper_SettingsChangeUnderANilSelectorFollowsTheReading(t *testing.T) {
+	reader := mappingReader(t, namespace("team-a", "a"), referencing("team-a", "vars", "vars.ext"))
+	vars := handler("vars", "DiscoverVariables", 10)
+	old := extensionConfig(nil, vars)
+	changed := old.DeepCopy()
+	changed.Spec.Settings = map[string]string{"k": "v"}
+	for reading, want := range map[NilSelector][]string{NilAdmitsAll: {"team-a/vars"}, NilAdmitsNone: {}} {
+		requests, err := Mapper{Reader: reader, NilSelector: reading}.RequestsForExtensionConfig(context.Background(), old, changed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(requests); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: requests = %v, want %v", reading, got, want)
+		}
+	}
+}
+
+// A nil selector ignores labels under either reading: relabelling a
+// Namespace never flips it, while a selector with terms still flips.
+func TestMapper_NamespaceLabelChangeNeverFlipsANilSelector(t *testing.T) {
+	reader := mappingReader(t,
+		namespace("ns", "b"),
+		referencing("ns", "unselected", "vars.open"),
+		referencing("ns", "selected", "vars.ext"),
+	)
+	selectors := map[string]*metav1.LabelSelector{"open": nil, "ext": selector("b")}
+	lookup := func(config string) (*metav1.LabelSelector, bool) {
+		s, ok := selectors[config]
+		return s, ok
+	}
+	for _, reading := range []NilSelector{NilAdmitsAll, NilAdmitsNone} {
+		m := Mapper{Reader: reader, NilSelector: reading}
+		requests, err := m.RequestsForNamespace(context.Background(), "ns", map[string]string{"team": "a"}, map[string]string{"team": "b"}, lookup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := names(requests), []string{"ns/selected"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: requests = %v, want %v", reading, got, want)
+		}
 	}
 }

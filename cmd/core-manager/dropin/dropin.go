@@ -38,6 +38,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // Names the manager is known by in the cluster, as Cluster API's: its user
@@ -52,6 +53,15 @@ const (
 // reuses a DiscoverVariables answer; ours expires answers on registration
 // changes too.
 const variablesCacheMaxAge = 10 * time.Minute
+
+// nilSelector is how every part of the drop-in reads a nil
+// namespaceSelector: as Cluster API's registry does, admitting no
+// namespace. The runtime client Cluster API's reconcilers call through
+// reads it so, and our ClusterClass controller and its event mapping must
+// admit exactly the namespaces those calls are made for. Behind Cluster
+// API's defaulting webhook, which writes {}, a nil only comes from an
+// object stored while the webhook was off.
+const nilSelector = extensionindex.NilAdmitsNone
 
 // Owners of a part.
 const (
@@ -359,6 +369,7 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 		WatchFilterValue:           a.o.WatchFilter,
 		WithoutExtensionConfigs:    !runtimeSDK,
 		WithoutClusterClasses:      !topology,
+		NilSelector:                nilSelector,
 	})
 	if err != nil {
 		return err

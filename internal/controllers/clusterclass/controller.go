@@ -68,6 +68,10 @@ type Reconciler struct {
 	// answers in use are checked for reaching the cache's max age (and
 	// asked again); zero refreshes nothing.
 	RefreshInterval time.Duration
+	// NilSelector is how a nil namespaceSelector reads, here and in the
+	// event mapping: the manager's one reading, which its runtime client
+	// must share.
+	NilSelector extensionindex.NilSelector
 
 	writes     objstatus.Writes
 	admissions admissionLog
@@ -81,7 +85,7 @@ type Reconciler struct {
 // extensionindex must already be registered with the manager.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Options) error {
 	metrics.Register()
-	mapper := extensionindex.Mapper{Reader: mgr.GetCache(), Applied: r.admissions.lookup}
+	mapper := extensionindex.Mapper{Reader: mgr.GetCache(), Applied: r.admissions.lookup, NilSelector: r.NilSelector}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &clusterv1.ClusterClass{}, byTemplateCRD, templateCRDKeys); err != nil {
 		return fmt.Errorf("index ClusterClasses by template CRD: %w", err)
 	}
@@ -299,17 +303,18 @@ func callOutcome(outcome callcache.Outcome, err error) string {
 }
 
 // admitted checks the handler's namespaceSelector against the namespace's
-// labels, read from the metadata cache.
+// labels, read from the metadata cache; a nil selector reads as
+// r.NilSelector says, whatever the labels.
 func (r *Reconciler) admitted(ctx context.Context, namespace string, handler registry.Handler) (bool, error) {
 	if handler.NamespaceSelector == nil {
-		return true, nil
+		return r.NilSelector.Admits(nil, nil)
 	}
 	ns := &metav1.PartialObjectMetadata{}
 	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
 		return false, fmt.Errorf("read namespace %q: %w", namespace, err)
 	}
-	admitted, err := extensionindex.Admits(handler.NamespaceSelector, ns.Labels)
+	admitted, err := r.NilSelector.Admits(handler.NamespaceSelector, ns.Labels)
 	if err != nil {
 		return false, fmt.Errorf("ExtensionConfig %q: %w", handler.ExtensionConfig, err)
 	}

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
@@ -61,7 +62,7 @@ func (r *Reconciler) resolve(ctx context.Context, cc *clusterv1.ClusterClass) (*
 	}
 	for _, ref := range refs {
 		key := patchField{ref.Patch, ref.Field}
-		problem, err := r.resolveOne(ctx, cc.Namespace, ref, res)
+		problem, err := r.resolveOne(ctx, client.ObjectKeyFromObject(cc), ref, res)
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +76,7 @@ func (r *Reconciler) resolve(ctx context.Context, cc *clusterv1.ClusterClass) (*
 
 // resolveOne resolves one reference into res, returning why it cannot be
 // used, or "" when it can.
-func (r *Reconciler) resolveOne(ctx context.Context, namespace string, ref extensionindex.Reference, res *resolution) (string, error) {
+func (r *Reconciler) resolveOne(ctx context.Context, cc types.NamespacedName, ref extensionindex.Reference, res *resolution) (string, error) {
 	handler, ok := r.Registry.Get(ref.Handler)
 	if !ok {
 		return fmt.Sprintf("not registered: ExtensionConfig %q does not exist or has not discovered it", ref.ExtensionConfig), nil
@@ -83,13 +84,20 @@ func (r *Reconciler) resolveOne(ctx context.Context, namespace string, ref exten
 	if want := hookOfField[ref.Field]; handler.Hook.Hook != want {
 		return fmt.Sprintf("serves %s, not %s", handler.Hook.Hook, want), nil
 	}
-	admitted, err := r.admitted(ctx, namespace, handler)
+	admitted, err := r.admitted(ctx, cc.Namespace, handler)
 	if err != nil {
 		return "", err
 	}
 	res.admitted[ref.ExtensionConfig] = admitted
-	if !admitted {
-		return fmt.Sprintf("namespace %q is not admitted by the namespaceSelector of ExtensionConfig %q", namespace, ref.ExtensionConfig), nil
+	switch {
+	case !admitted && handler.NamespaceSelector == nil:
+		// Only under Cluster API's reading: its runtime client refuses the
+		// calls in these words, so the class and its Clusters say alike.
+		return fmt.Sprintf("namespaceSelector did not match object %s: ExtensionConfig %q has no spec.namespaceSelector, "+
+			"which Cluster API reads as admitting no namespace (its defaulting webhook writes {}); set it to {} to admit every namespace",
+			cc, ref.ExtensionConfig), nil
+	case !admitted:
+		return fmt.Sprintf("namespace %q is not admitted by the namespaceSelector of ExtensionConfig %q", cc.Namespace, ref.ExtensionConfig), nil
 	}
 	res.usable[patchField{ref.Patch, ref.Field}] = handler
 	return "", nil
