@@ -75,6 +75,46 @@ $(CAPI_BASELINE_CRDS): hack/capi-baseline/go.sum
 	rm -rf "$@.tmp" && mkdir -p "$@.tmp" && cp "$$dir"/core/config/crd/bases/*.yaml "$@.tmp"/ && \
 	chmod u+w "$@.tmp"/*.yaml && rm -rf "$@" && mv "$@.tmp" "$@"
 
+##@ Cluster API providers
+
+# Cluster API v1.14.2's providers, test Runtime Extension and clusterctl,
+# built unmodified from hack/capi-providers (its own module, pinned at the
+# baseline's versions), and what running them on the local control plane
+# needs: each provider's CRDs and webhooks rendered from its module's config/
+# with kubectl kustomize, and the e2e templates and variables of Cluster
+# API's test module.
+CAPI_PROVIDERS_SUM := hack/capi-providers/go.sum
+CAPI_BOOTSTRAP := $(BIN)/capi-kubeadm-bootstrap
+CAPI_CONTROL_PLANE := $(BIN)/capi-kubeadm-control-plane
+# The Docker provider's binary: its in-memory backend is the in-memory
+# provider, which fakes each workload cluster without Docker.
+CAPI_INFRASTRUCTURE := $(BIN)/capi-infrastructure-docker
+CAPI_TEST_EXTENSION := $(BIN)/capi-test-extension
+CLUSTERCTL := $(BIN)/clusterctl
+CAPI_PROVIDERS_DATA := $(BIN)/capi-providers-data
+
+.PHONY: capi-providers
+capi-providers: $(CAPI_BOOTSTRAP) $(CAPI_CONTROL_PLANE) $(CAPI_INFRASTRUCTURE) $(CAPI_TEST_EXTENSION) $(CLUSTERCTL) $(CAPI_PROVIDERS_DATA) ## Build Cluster API v1.14.2's CABPK, KCP, Docker/in-memory provider, test extension and clusterctl into bin/, with their rendered CRDs, webhooks and e2e templates, when missing or older than hack/capi-providers/go.sum.
+
+$(CAPI_BOOTSTRAP): $(CAPI_PROVIDERS_SUM)
+	@echo "building $@ (a cold build takes a few minutes; later ones share the baseline's packages)"
+	cd hack/capi-providers && $(GO) build -o $@ sigs.k8s.io/cluster-api/bootstrap/kubeadm
+
+$(CAPI_CONTROL_PLANE): $(CAPI_PROVIDERS_SUM)
+	cd hack/capi-providers && $(GO) build -o $@ sigs.k8s.io/cluster-api/controlplane/kubeadm
+
+$(CAPI_INFRASTRUCTURE): $(CAPI_PROVIDERS_SUM)
+	cd hack/capi-providers && $(GO) build -o $@ sigs.k8s.io/cluster-api/test/infrastructure/docker
+
+$(CAPI_TEST_EXTENSION): $(CAPI_PROVIDERS_SUM)
+	cd hack/capi-providers && $(GO) build -o $@ sigs.k8s.io/cluster-api/test/extension
+
+$(CLUSTERCTL): $(CAPI_PROVIDERS_SUM)
+	cd hack/capi-providers && $(GO) build -o $@ sigs.k8s.io/cluster-api/cmd/clusterctl
+
+$(CAPI_PROVIDERS_DATA): $(CAPI_PROVIDERS_SUM) hack/render-capi-providers.sh $(KUBECTL)
+	hack/render-capi-providers.sh "$(GO)" "$(KUBECTL)" "$@"
+
 ##@ Generate
 
 .PHONY: generate
@@ -144,6 +184,14 @@ compare: tools capi-baseline build build-bench ## Run seed and scale at N=1000 u
 compare-core-manager: tools capi-baseline core-manager build-bench ## As make compare, with the drop-in core manager (bin/core-manager) in place of our controller, beside Cluster API's own manager.
 	$(BENCH) loadtest --compare capi --drop-in --controller-binary $(CORE_MANAGER) --local-dir .local/compare-core-manager --out compare-core-manager-results --idle-period 1m $(COMPARE_ARGS)
 
+E2E_REPORT := docs/e2e/flow.md
+
+.PHONY: e2e-compare
+e2e-compare: tools capi-baseline capi-providers core-manager ## Run Cluster API's provisioning flow (test extension, CABPK, KCP, in-memory provider) under the drop-in and then under Cluster API's own manager, each on a fresh control plane, compare them and write the figures to docs/e2e/flow.md.
+	@mkdir -p $(dir $(E2E_REPORT))
+	RSC_BIN_DIR="$(BIN)" RSC_E2E_MANAGERS=core-manager,capi-baseline RSC_E2E_REPORT="$(ROOT)/$(E2E_REPORT)" \
+		$(GO) test -count=1 -timeout 40m -v -run TestFlow_ ./test/e2e/
+
 .PHONY: drill
 drill: tools build build-bench ## Run the fault drills (flap, kube-apiserver restart, 10-minute soak, 10-minute property run) against bin/runtime-sdk-controller on a fresh local control plane; DRILL_ARGS adds flags.
 	$(BENCH) drill --controller-binary $(MANAGER) --out drill-results $(DRILL_ARGS)
@@ -155,11 +203,13 @@ clean-local: ## Wipe the local control plane's data directory.
 ##@ Test
 
 .PHONY: test
-test: tools capi-baseline verify-generate ## Run every test (unit, envtest, and the differential tests against Cluster API's own manager) with the race detector.
+test: tools capi-baseline capi-providers core-manager verify-generate ## Run every test (unit, envtest, the differential tests against Cluster API's own manager, and Cluster API's provisioning flow with its own providers under the drop-in) with the race detector.
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi
-	RSC_BIN_DIR="$(BIN)" $(GO) test -race $(TEST_FLAGS) ./...
+	# Cluster API's flow takes minutes on two loaded cores: go test's
+	# default 10-minute limit per package is too tight for it.
+	RSC_BIN_DIR="$(BIN)" $(GO) test -race -timeout 30m $(TEST_FLAGS) ./...
 	# The drop-in core manager is its own module (it links Cluster API).
 	cd cmd/core-manager && $(GO) vet ./... && RSC_BIN_DIR="$(BIN)" $(GO) test -race $(TEST_FLAGS) ./...
 

@@ -30,6 +30,8 @@ func TestBinary_LinksNoTestOrToolCode(t *testing.T) {
 		module + "internal/proctest",
 		module + "internal/ociimage",
 		module + "internal/readmecheck",
+		// Everything under test/: harnesses and tools.
+		module + "test",
 	}
 	linked := map[string]bool{}
 	for _, pkg := range strings.Fields(string(out)) {

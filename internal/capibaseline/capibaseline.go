@@ -92,6 +92,12 @@ type Options struct {
 	LogPath string
 	// Args are extra flags, after ours (a later flag wins).
 	Args []string
+	// WebhookPort and WebhookCertDir, when set, are where its webhook
+	// server listens on 127.0.0.1 and the tls.crt and tls.key it serves,
+	// for a control plane whose webhooks point at it. Otherwise Start picks
+	// a free port and writes a throw-away certificate.
+	WebhookPort    int
+	WebhookCertDir string
 }
 
 // Manager is a running Cluster API core manager.
@@ -109,18 +115,31 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	if err := Check(opts.BinDir); err != nil {
 		return nil, err
 	}
-	certDir, err := webhookCertDir()
-	if err != nil {
-		return nil, err
+	certDir, ownCertDir := opts.WebhookCertDir, false
+	if certDir == "" {
+		var err error
+		if certDir, err = webhookCertDir(); err != nil {
+			return nil, err
+		}
+		ownCertDir = true
+	}
+	removeCertDir := func() {
+		if ownCertDir {
+			os.RemoveAll(certDir)
+		}
 	}
 	ports := make([]int, 3)
 	for i := range ports {
+		var err error
 		if ports[i], err = managerprocess.FreePort(); err != nil {
-			os.RemoveAll(certDir)
+			removeCertDir()
 			return nil, err
 		}
 	}
 	webhook, diagnostics, health := ports[0], ports[1], ports[2]
+	if opts.WebhookPort != 0 {
+		webhook = opts.WebhookPort
+	}
 	args := append([]string{
 		"--kubeconfig=" + opts.Kubeconfig,
 		"--feature-gates=ClusterTopology=true,RuntimeSDK=true",
@@ -144,13 +163,16 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 		ReadyTimeout: 2 * time.Minute,
 	})
 	if err != nil {
-		os.RemoveAll(certDir)
+		removeCertDir()
 		if opts.Binary != "" {
 			return nil, fmt.Errorf("core manager %s: %w", opts.Binary, err)
 		}
 		return nil, fmt.Errorf("Cluster API's core manager (%s %s): %w", Module, Version, err)
 	}
-	m := &Manager{Process: p, certDir: certDir}
+	m := &Manager{Process: p}
+	if ownCertDir {
+		m.certDir = certDir
+	}
 	if opts.Binary != "" {
 		return m, nil
 	}
@@ -191,10 +213,12 @@ func (m *Manager) waitForLog(ctx context.Context, line string, timeout time.Dura
 	}
 }
 
-// Stop stops the manager and removes its webhook certificate.
+// Stop stops the manager and removes the webhook certificate Start wrote.
 func (m *Manager) Stop() {
 	m.Process.Stop()
-	os.RemoveAll(m.certDir)
+	if m.certDir != "" {
+		os.RemoveAll(m.certDir)
+	}
 }
 
 // webhookCertDir writes a throw-away serving certificate where the webhook

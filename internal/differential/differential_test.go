@@ -19,6 +19,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
 // binary is our controller, and coreManager the drop-in core manager,
@@ -54,20 +55,6 @@ func run(m *testing.M) int {
 
 // settleTimeout bounds how long either manager may take to write status.
 const settleTimeout = 3 * time.Minute
-
-// AllowList is every difference we keep on purpose, with the reason.
-var AllowList = []Allowance{
-	{OursOnlyCondition: "ExtensionsResolved",
-		Reason: "ours only: names every referenced handler (generate, validate or discover) that is not registered, serves the wrong hook or does not admit the namespace"},
-	{Path: regexp.MustCompile(`^ClusterClass ` + NamespaceOther + `/oversized-variables \.status\.`),
-		Reason: "an extension answered more variables than status.variables may hold (1000): Cluster API's patch of status.variables is refused " +
-			"on every retry while its separate conditions patch lands, so it shows VariablesReady True with no variables published and retries forever; " +
-			"we refuse the answer before writing and say so in VariablesReady False"},
-	{Path: regexp.MustCompile(`^Template .* \.metadata\.ownerReferences$`), Holds: Superset,
-		Reason: "Cluster API adds itself to a template's ownerReferences with a merge patch of the whole list and no resourceVersion, " +
-			"so ClusterClasses sharing a template that reconcile at once can drop each other's entry until its next resync; " +
-			"we patch with optimistic locking, so ours may hold an entry Cluster API's run lost, never fewer"},
-}
 
 // testExtensions are the fixture's two extensions, each answering its
 // config's variables.
@@ -115,9 +102,16 @@ func (e *testExtensions) failDiscovery(fail bool) {
 }
 
 func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
-	binDir := capibaseline.Require(t)
+	binDir := capimanagement.Require(t)
 	ctx := context.Background()
-	f := extensions(t).fixture(false)
+	// Beside the sample extension, Cluster API's own test extension and
+	// its in-memory ClusterClass: an extension no one here wrote.
+	capiTest, err := NewCAPITestExtension(ctx, binDir, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := extensions(t)
+	f := NewFixture(Options{All: e.all, TeamA: e.teamA, Oversized: e.oversized, CAPITest: capiTest})
 
 	// Cluster API's manager starts before the fixture exists: its warm-up
 	// would exit the process after 60 s on the unreachable extension.
@@ -135,6 +129,15 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 	})
 	t.Log("the drop-in core manager against Cluster API's:")
 	report(t, Compare(baseline, dropIn, AllowList))
+
+	// Cluster API's test extension's variables reached every manager's
+	// status: the comparison above is not of two empty lists.
+	inMemory := "ClusterClass " + capiTest.ClusterClass.Namespace + "/" + capiTest.ClusterClass.Name + " .status.variables"
+	for name, s := range map[string]Snapshot{"Cluster API": baseline, "ours": ours, "the drop-in": dropIn} {
+		if !strings.Contains(s[inMemory], `"kubeadmControlPlaneMaxSurge"`) {
+			t.Errorf("%s: %s lacks the test extension's kubeadmControlPlaneMaxSurge: %.300s", name, inMemory, s[inMemory])
+		}
+	}
 
 	// The allowance for too many variables is what it says: Cluster API
 	// claims ready with nothing published, we refuse the answer and say so.
@@ -166,11 +169,20 @@ func runUnder(t *testing.T, ctx context.Context, f *Fixture, name string, start 
 // freshCluster starts a control plane for one run, stopped when the test ends.
 func freshCluster(t *testing.T, ctx context.Context, f *Fixture, name string) *Cluster {
 	t.Helper()
-	c, err := StartCluster(ctx, filepath.Join(t.TempDir(), name), capibaseline.Require(t), f)
+	binDir := capibaseline.Require(t)
+	dir := filepath.Join(t.TempDir(), name)
+	c, err := StartCluster(ctx, dir, binDir, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Stop() })
+	if f.TestExtension != nil {
+		p, err := f.TestExtension.Start(ctx, binDir, c.KubeconfigPath(), filepath.Join(dir, "capi-test-extension.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Stop)
+	}
 	return c
 }
 

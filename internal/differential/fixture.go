@@ -17,6 +17,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
 // Endpoint is where an extension answers and the CA it is trusted with.
@@ -36,6 +37,9 @@ const (
 	ConfigDown = "ext-down"
 	// ConfigOversized answers more variables than status.variables holds.
 	ConfigOversized = "ext-oversized"
+	// ConfigCAPITest is Cluster API's own test extension, which no one
+	// here wrote, built on its server library.
+	ConfigCAPITest = "ext-capi-test"
 )
 
 // OversizedVariables is how many variables ext-oversized answers: one more
@@ -72,6 +76,9 @@ type Fixture struct {
 	// Paused for a paused one), by "<namespace>/<name>": a manager has
 	// settled only once every object is there, however slowly it starts.
 	Settled map[string]metav1.ConditionStatus
+	// TestExtension, when set, is Cluster API's test extension, which must
+	// run beside each control plane the fixture is created on.
+	TestExtension *capimanagement.TestExtension
 	// RefusedByBaseline are the ClusterClasses whose status Cluster API
 	// can never write in full, because the apiserver refuses part of it,
 	// by "<namespace>/<name>": settling does not wait for them.
@@ -83,11 +90,48 @@ type Options struct {
 	// All, TeamA and Oversized are the extensions behind ext-all,
 	// ext-team-a and ext-oversized (which only the unhealthy fixture has).
 	All, TeamA, Oversized Endpoint
+	// CAPITest, when set, adds Cluster API's test extension behind
+	// ext-capi-test and its in-memory ClusterClass, whose templates are
+	// Cluster API's providers' kinds.
+	CAPITest *CAPITestExtension
 	// Healthy leaves out everything that makes a reconcile fail (the
 	// unreachable config, conflicts, missing handlers and templates, a
 	// namespace not admitted), for a manager that must reconcile without
 	// error.
 	Healthy bool
+}
+
+// CAPITestExtension is Cluster API's test extension and what the fixture
+// needs of it: its process, the CRDs of the providers its ClusterClass's
+// templates belong to (rendered from their config/crd, contract labels
+// included, so that neither manager just reports missing templates), and
+// the ClusterClass and templates Cluster API's e2e uses.
+type CAPITestExtension struct {
+	Process      *capimanagement.TestExtension
+	CRDs         []*apiextensionsv1.CustomResourceDefinition
+	Templates    []*unstructured.Unstructured
+	ClusterClass *clusterv1.ClusterClass
+}
+
+// NewCAPITestExtension prepares Cluster API's test extension (started with
+// each control plane) and renders its ClusterClass into NamespaceA.
+func NewCAPITestExtension(ctx context.Context, binDir, dir string) (*CAPITestExtension, error) {
+	process, err := capimanagement.NewTestExtension(dir)
+	if err != nil {
+		return nil, err
+	}
+	x := &CAPITestExtension{Process: process}
+	for _, p := range []capimanagement.Provider{capimanagement.Bootstrap, capimanagement.ControlPlane, capimanagement.Infrastructure} {
+		crds, err := capimanagement.CRDs(binDir, p, nil)
+		if err != nil {
+			return nil, err
+		}
+		x.CRDs = append(x.CRDs, crds...)
+	}
+	if x.Templates, x.ClusterClass, err = capimanagement.InMemoryClusterClass(ctx, binDir, ConfigCAPITest, NamespaceA); err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // Variables the fixture's extensions return, by ExtensionConfig.
@@ -184,6 +228,18 @@ func NewFixture(o Options) *Fixture {
 	add(NamespaceA, "discovered", metav1.ConditionTrue, inline, discover(ConfigAll))
 	add(NamespaceA, "two-extensions", metav1.ConditionTrue, nil, discover(ConfigAll), discover(ConfigTeamA))
 	add(NamespaceB, "discovered", metav1.ConditionTrue, inline, discover(ConfigAll))
+	if x := o.CAPITest; x != nil {
+		f.TestExtension = x.Process
+		f.CRDs = append(f.CRDs, x.CRDs...)
+		f.Templates = append(f.Templates, x.Templates...)
+		ext := extensionConfig(ConfigCAPITest, Endpoint{URL: x.Process.URL, CA: x.Process.CA}, &metav1.LabelSelector{})
+		// The test extension keys what it records by this setting.
+		ext.Spec.Settings = map[string]string{"extensionConfigName": ConfigCAPITest}
+		f.ExtensionConfigs = append(f.ExtensionConfigs, ext)
+		f.Settled["/"+ConfigCAPITest] = metav1.ConditionTrue
+		f.ClusterClasses = append(f.ClusterClasses, x.ClusterClass.DeepCopy())
+		f.Settled[x.ClusterClass.Namespace+"/"+x.ClusterClass.Name] = metav1.ConditionTrue
+	}
 	if o.Healthy {
 		return f
 	}

@@ -1,0 +1,17 @@
+package differential
+
+import "regexp"
+
+// AllowList is every difference we keep on purpose, with the reason.
+var AllowList = []Allowance{
+	{OursOnlyCondition: "ExtensionsResolved",
+		Reason: "ours only: names every referenced handler (generate, validate or discover) that is not registered, serves the wrong hook or does not admit the namespace"},
+	{Path: regexp.MustCompile(`^ClusterClass ` + NamespaceOther + `/oversized-variables \.status\.`),
+		Reason: "an extension answered more variables than status.variables may hold (1000): Cluster API's patch of status.variables is refused " +
+			"on every retry while its separate conditions patch lands, so it shows VariablesReady True with no variables published and retries forever; " +
+			"we refuse the answer before writing and say so in VariablesReady False"},
+	{Path: regexp.MustCompile(`^Template .* \.metadata\.ownerReferences$`), Holds: Superset,
+		Reason: "Cluster API adds itself to a template's ownerReferences with a merge patch of the whole list and no resourceVersion, " +
+			"so ClusterClasses sharing a template that reconcile at once can drop each other's entry until its next resync; " +
+			"we patch with optimistic locking, so ours may hold an entry Cluster API's run lost, never fewer"},
+}

@@ -1,0 +1,68 @@
+package capimanagement
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+)
+
+// Names of what `make capi-providers` builds into the tool directory.
+const (
+	BootstrapBinary    = "capi-kubeadm-bootstrap"
+	ControlPlaneBinary = "capi-kubeadm-control-plane"
+	// InfrastructureBinary is the Docker provider's binary, whose in-memory
+	// backend is the in-memory provider.
+	InfrastructureBinary = "capi-infrastructure-docker"
+	TestExtensionBinary  = "capi-test-extension"
+	ClusterctlBinary     = "clusterctl"
+	// DataDir holds the rendered CRDs and webhooks, per provider, and
+	// Cluster API's e2e templates.
+	DataDir = "capi-providers-data"
+)
+
+// ErrMissing is returned when `make capi-providers` has not run.
+var ErrMissing = errors.New("Cluster API's providers (" + capibaseline.Module + " " + capibaseline.Version +
+	") are missing: build them with `make capi-providers`")
+
+// Check returns ErrMissing (wrapped, naming the path) when a provider
+// binary or the rendered data is not in binDir.
+func Check(binDir string) error {
+	for _, name := range []string{BootstrapBinary, ControlPlaneBinary, InfrastructureBinary, TestExtensionBinary, ClusterctlBinary, DataDir} {
+		if _, err := os.Stat(filepath.Join(binDir, name)); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w (looked for %s)", ErrMissing, filepath.Join(binDir, name))
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Require returns the tool directory when the providers, Cluster API's
+// core manager and the control plane's binaries are all there. When one is
+// not, the test is skipped if run by hand, and fails under CI (CI=true),
+// where `make test` must have built them.
+func Require(t testing.TB) string {
+	t.Helper()
+	binDir, err := toolbin.Dir()
+	if err == nil {
+		err = toolbin.CheckAll(binDir, toolbin.Etcd, toolbin.KubeAPIServer)
+	}
+	if err == nil {
+		err = capibaseline.Check(binDir)
+	}
+	if err == nil {
+		err = Check(binDir)
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true: %v", err)
+		}
+		t.Skipf("%v", err)
+	}
+	return binDir
+}

@@ -1,0 +1,321 @@
+package capimanagement
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+)
+
+// FeatureGates are those every process of the management cluster runs
+// with, not only the core manager: KCP's webhook validates taints under
+// MachineTaintPropagation, and the KubeadmControlPlaneTemplate and
+// DevClusterTemplate webhooks require ClusterTopology in their own process.
+const FeatureGates = "ClusterTopology=true,RuntimeSDK=true,MachineTaintPropagation=true"
+
+// Options start a management cluster.
+type Options struct {
+	// BinDir holds the control plane's binaries, bin/capi-baseline and
+	// what `make capi-providers` builds.
+	BinDir string
+	// Dir receives the control plane's data, certificates and every
+	// process's log (logs/<name>.log).
+	Dir string
+	// CoreManager is the core manager's binary; empty runs Cluster API's
+	// own, bin/capi-baseline.
+	CoreManager string
+	// CoreManagerArgs are extra flags of the core manager.
+	CoreManagerArgs []string
+	// AuditLog makes kube-apiserver record every request, by user: each
+	// process here is a user of its own name.
+	AuditLog bool
+	// StartTimeout bounds each process's start; zero means three minutes,
+	// sized for two loaded cores.
+	StartTimeout time.Duration
+}
+
+// defaultStartTimeout bounds a process's start, sized for two loaded cores.
+const defaultStartTimeout = 3 * time.Minute
+
+// Process names, which are also their users on the control plane.
+const (
+	CoreManagerName    = "core-manager"
+	BootstrapName      = "capi-kubeadm-bootstrap"
+	ControlPlaneName   = "capi-kubeadm-control-plane"
+	InfrastructureName = "capi-in-memory"
+	TestExtensionName  = "capi-test-extension"
+)
+
+// Management is a running management cluster.
+type Management struct {
+	// Cluster is the local control plane.
+	Cluster *localcluster.Cluster
+	// Client is a cluster-admin of its own, user "e2e".
+	Client client.Client
+	// ExtensionURL and ExtensionCA are where Cluster API's test extension
+	// serves its hooks and the CA its certificate is signed by.
+	ExtensionURL string
+	ExtensionCA  []byte
+
+	dir       string
+	lock      *portLock
+	core      *capibaseline.Manager
+	providers []*namedProcess
+}
+
+type namedProcess struct {
+	name string
+	*managerprocess.Process
+}
+
+// endpoint is one process's ports on 127.0.0.1 and certificate directory.
+type endpoint struct {
+	webhook, health, diagnostics int
+	certDir                      string
+}
+
+// Start brings up the control plane with every provider's CRDs and
+// webhooks, then the core manager, CABPK, KCP, the in-memory provider and
+// the test extension, and waits until each is ready. A process that does
+// not become ready fails Start with the last lines of its log. On failure
+// nothing is left running.
+func Start(ctx context.Context, opts Options) (m *Management, err error) {
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = defaultStartTimeout
+	}
+	if err := Check(opts.BinDir); err != nil {
+		return nil, err
+	}
+	lock, err := lockPorts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m = &Management{dir: opts.Dir, lock: lock}
+	defer func() {
+		if err != nil {
+			m.Stop()
+			m = nil
+		}
+	}()
+	if err := os.MkdirAll(filepath.Join(opts.Dir, "logs"), 0o755); err != nil {
+		return nil, err
+	}
+	caPEM, certPEM, keyPEM, err := sampleextension.SelfSignedCertificate([]string{"127.0.0.1", "localhost"}, 24*time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	extension, err := NewTestExtension(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	m.ExtensionURL, m.ExtensionCA = extension.URL, extension.CA
+	names := []string{CoreManagerName, BootstrapName, ControlPlaneName, InfrastructureName}
+	endpoints := map[string]endpoint{TestExtensionName: extension.endpoint}
+	for _, name := range names {
+		if endpoints[name], err = newEndpoint(filepath.Join(opts.Dir, "certs", name), certPEM, keyPEM); err != nil {
+			return nil, err
+		}
+	}
+	servedBy := map[Provider]string{Core: CoreManagerName, Bootstrap: BootstrapName, ControlPlane: ControlPlaneName, Infrastructure: InfrastructureName}
+
+	if err := m.startControlPlane(ctx, opts, servedBy, endpoints, caPEM); err != nil {
+		return nil, err
+	}
+	if err := m.startCoreManager(ctx, opts, endpoints[CoreManagerName]); err != nil {
+		return nil, err
+	}
+	for _, p := range []struct {
+		name, binary string
+		env          []string
+	}{
+		{BootstrapName, BootstrapBinary, nil},
+		{ControlPlaneName, ControlPlaneBinary, nil},
+		// Each workload cluster's controlPlaneEndpoint: only ever loopback.
+		{InfrastructureName, InfrastructureBinary, []string{"POD_IP=127.0.0.1"}},
+		{TestExtensionName, TestExtensionBinary, nil},
+	} {
+		if err := m.startProvider(ctx, opts, p.name, p.binary, p.env, endpoints[p.name]); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// newEndpoint picks a process's ports and writes its serving certificate.
+func newEndpoint(certDir string, certPEM, keyPEM []byte) (endpoint, error) {
+	var e endpoint
+	for _, port := range []*int{&e.webhook, &e.health, &e.diagnostics} {
+		var err error
+		if *port, err = managerprocess.FreePort(); err != nil {
+			return endpoint{}, err
+		}
+	}
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return endpoint{}, err
+	}
+	if err := os.WriteFile(filepath.Join(certDir, "tls.crt"), certPEM, 0o600); err != nil {
+		return endpoint{}, err
+	}
+	if err := os.WriteFile(filepath.Join(certDir, "tls.key"), keyPEM, 0o600); err != nil {
+		return endpoint{}, err
+	}
+	e.certDir = certDir
+	return e, nil
+}
+
+// startControlPlane starts etcd and kube-apiserver with every provider's
+// CRDs, and registers every provider's webhooks, all pointing at the
+// process that serves them.
+func (m *Management) startControlPlane(ctx context.Context, opts Options, servedBy map[Provider]string, endpoints map[string]endpoint, caPEM []byte) error {
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	webhooks := map[Provider]Webhook{}
+	for _, p := range Providers {
+		webhooks[p] = Webhook{Port: endpoints[servedBy[p]].webhook, CAPEM: caPEM}
+		w := webhooks[p]
+		providerCRDs, err := CRDs(opts.BinDir, p, &w)
+		if err != nil {
+			return err
+		}
+		crds = append(crds, providerCRDs...)
+	}
+	var err error
+	m.Cluster, err = localcluster.Start(ctx, localcluster.Options{
+		Dir: filepath.Join(opts.Dir, "control-plane"), BinDir: opts.BinDir, CRDs: crds,
+		AuditLog: opts.AuditLog, StartTimeout: opts.StartTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	_, config, err := m.Cluster.User("e2e")
+	if err != nil {
+		return err
+	}
+	if m.Client, err = client.New(config, client.Options{Scheme: scheme.New()}); err != nil {
+		return err
+	}
+	for _, p := range Providers {
+		configurations, err := WebhookConfigurations(opts.BinDir, p, webhooks[p])
+		if err != nil {
+			return err
+		}
+		for _, c := range configurations {
+			if err := m.Client.Create(ctx, c); err != nil && !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("register %s %s: %w", c.GetKind(), c.GetName(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// startCoreManager runs the core manager under test, or Cluster API's own.
+func (m *Management) startCoreManager(ctx context.Context, opts Options, e endpoint) error {
+	kubeconfig, _, err := m.Cluster.User(CoreManagerName)
+	if err != nil {
+		return err
+	}
+	logPath := m.LogPath(CoreManagerName)
+	m.core, err = capibaseline.Start(ctx, capibaseline.Options{
+		BinDir: opts.BinDir, Binary: opts.CoreManager, Kubeconfig: kubeconfig, LogPath: logPath,
+		WebhookPort: e.webhook, WebhookCertDir: e.certDir,
+		Args: append([]string{"--feature-gates=" + FeatureGates}, opts.CoreManagerArgs...),
+	})
+	if err != nil {
+		return withLogTail(err, logPath)
+	}
+	return nil
+}
+
+// startProvider runs one of Cluster API's other binaries as a user of its
+// own name.
+func (m *Management) startProvider(ctx context.Context, opts Options, name, binary string, env []string, e endpoint) error {
+	kubeconfig, _, err := m.Cluster.User(name)
+	if err != nil {
+		return err
+	}
+	p, err := startProvider(ctx, opts.BinDir, binary, kubeconfig, m.LogPath(name), env, e, opts.StartTimeout)
+	if err != nil {
+		return err
+	}
+	m.providers = append(m.providers, &namedProcess{name: name, Process: p})
+	return nil
+}
+
+// withLogTail adds the last lines of a process's log to its failure.
+func withLogTail(err error, logPath string) error {
+	data, readErr := os.ReadFile(logPath)
+	if readErr != nil {
+		return err
+	}
+	return fmt.Errorf("%w\nlast lines of %s:\n%s", err, logPath, proctest.Tail(string(data), 30))
+}
+
+// LogPath is where the process of that name logs.
+func (m *Management) LogPath(name string) string {
+	return filepath.Join(m.dir, "logs", name+".log")
+}
+
+// CoreManager is the running core manager.
+func (m *Management) CoreManager() *capibaseline.Manager { return m.core }
+
+// Exited names the first process that has ended, if any: a provider that
+// crashes mid-flow should fail a wait at once, not at its deadline.
+func (m *Management) Exited() error {
+	if m.core != nil {
+		if exited, err := m.core.Exited(); exited {
+			return withLogTail(fmt.Errorf("%s exited: %v", CoreManagerName, err), m.LogPath(CoreManagerName))
+		}
+	}
+	for _, p := range m.providers {
+		if exited, err := p.Exited(); exited {
+			return withLogTail(fmt.Errorf("%s exited: %v", p.name, err), m.LogPath(p.name))
+		}
+	}
+	return nil
+}
+
+// Stop stops the providers, then the core manager, then the control plane,
+// and releases the in-memory provider's ports. It is safe on a partly
+// started management cluster.
+func (m *Management) Stop() {
+	for i := len(m.providers) - 1; i >= 0; i-- {
+		m.providers[i].Stop()
+	}
+	m.providers = nil
+	if m.core != nil {
+		m.core.Stop()
+		m.core = nil
+	}
+	if m.Cluster != nil {
+		_ = m.Cluster.Stop()
+		m.Cluster = nil
+	}
+	if m.lock != nil {
+		m.lock.unlock()
+		m.lock = nil
+	}
+}
+
+// Scrape reads the metrics of the process of that name.
+func (m *Management) Scrape(ctx context.Context, name string) (managerprocess.Metrics, error) {
+	if name == CoreManagerName {
+		return m.core.Scrape(ctx)
+	}
+	for _, p := range m.providers {
+		if p.name == name {
+			return p.Scrape(ctx)
+		}
+	}
+	return nil, fmt.Errorf("no process %s", name)
+}

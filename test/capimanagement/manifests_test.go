@@ -1,0 +1,78 @@
+package capimanagement
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Every conversion webhook and every admission webhook a provider ships
+// points at that provider's server on 127.0.0.1, trusting its CA, never
+// at an in-cluster Service; the CRDs keep their contract labels.
+func TestManifests_EveryWebhookPointsAtItsProviderOnLoopback(t *testing.T) {
+	binDir := Require(t)
+	webhook := Webhook{Port: 12345, CAPEM: []byte("-----BEGIN CERTIFICATE-----\ntest\n-----END CERTIFICATE-----\n")}
+	for _, p := range Providers {
+		crds, err := CRDs(binDir, p, &webhook)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conversions := 0
+		for _, crd := range crds {
+			if p != Core && crd.Labels["cluster.x-k8s.io/v1beta2"] == "" {
+				t.Errorf("%s: CRD %s has no v1beta2 contract label: %v", p, crd.Name, crd.Labels)
+			}
+			c := crd.Spec.Conversion
+			if c == nil || c.Strategy != apiextensionsv1.WebhookConverter {
+				continue
+			}
+			conversions++
+			cc := c.Webhook.ClientConfig
+			if cc.Service != nil || cc.URL == nil || *cc.URL != "https://127.0.0.1:12345/convert" || !bytes.Equal(cc.CABundle, webhook.CAPEM) {
+				t.Errorf("%s: CRD %s converts through %+v", p, crd.Name, cc)
+			}
+		}
+		if conversions == 0 {
+			t.Errorf("%s: no CRD has a conversion webhook; is this the rendered config/crd?", p)
+		}
+
+		configurations, err := WebhookConfigurations(binDir, p, webhook)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range configurations {
+			if !strings.HasPrefix(c.GetName(), string(p)+"-") {
+				t.Errorf("%s: %s %s is not named after its provider", p, c.GetKind(), c.GetName())
+			}
+			webhooks, _, _ := unstructured.NestedSlice(c.Object, "webhooks")
+			for _, w := range webhooks {
+				hook := w.(map[string]any)
+				url, _, _ := unstructured.NestedString(hook, "clientConfig", "url")
+				ca, _, _ := unstructured.NestedString(hook, "clientConfig", "caBundle")
+				_, hasService, _ := unstructured.NestedMap(hook, "clientConfig", "service")
+				if hasService || !strings.HasPrefix(url, "https://127.0.0.1:12345/") || ca != base64.StdEncoding.EncodeToString(webhook.CAPEM) {
+					t.Errorf("%s: webhook %v calls %q (service: %v)", p, hook["name"], url, hasService)
+				}
+			}
+		}
+	}
+}
+
+// Without a server to convert, conversion is None: a control plane can
+// then serve the CRDs with no provider running.
+func TestManifests_NoWebhookMeansNoConversion(t *testing.T) {
+	binDir := Require(t)
+	crds, err := CRDs(binDir, Infrastructure, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, crd := range crds {
+		if c := crd.Spec.Conversion; c != nil && c.Strategy != apiextensionsv1.NoneConverter {
+			t.Errorf("CRD %s converts with %s", crd.Name, c.Strategy)
+		}
+	}
+}

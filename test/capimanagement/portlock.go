@@ -1,0 +1,79 @@
+package capimanagement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// The in-memory provider serves a debug server on DebugPort and each
+// workload cluster's API server on FirstWorkloadPort and up, on every
+// interface. Neither can be moved.
+const (
+	DebugPort         = 19000
+	FirstWorkloadPort = 20000
+)
+
+// lockFile is shared by every test and tool of this repository that starts
+// the in-memory provider: `go test ./...` runs packages in parallel, and
+// two providers would fight over the same ports.
+var lockFile = filepath.Join(os.TempDir(), "runtime-sdk-controller-in-memory-provider.lock")
+
+// portLock is held while an in-memory provider runs.
+type portLock struct{ file *os.File }
+
+// lockPorts waits for the in-memory provider's lock until ctx ends, then
+// fails at once when something else (not started by this repository's
+// tests) holds DebugPort or FirstWorkloadPort, naming the port.
+func lockPorts(ctx context.Context) (*portLock, error) {
+	f, err := os.OpenFile(lockFile, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("in-memory provider port lock %s: %w", lockFile, err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("in-memory provider port lock %s: %w", lockFile, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for the in-memory provider port lock %s, held by another test or tool: %w", lockFile, ctx.Err())
+		case <-time.After(time.Second):
+		}
+	}
+	for _, port := range []int{DebugPort, FirstWorkloadPort} {
+		if err := portFree(port); err != nil {
+			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			f.Close()
+			return nil, fmt.Errorf("the in-memory provider needs port %d, which cannot be moved: %w", port, err)
+		}
+	}
+	return &portLock{file: f}, nil
+}
+
+// portFree checks that port can be bound on every interface, as the
+// in-memory provider binds it.
+func portFree(port int) error {
+	l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+	if err != nil {
+		return fmt.Errorf("port %d is already in use", port)
+	}
+	return l.Close()
+}
+
+// unlock releases the lock; closing the file alone would too.
+func (l *portLock) unlock() {
+	_ = syscall.Flock(int(l.file.Fd()), syscall.LOCK_UN)
+	l.file.Close()
+}

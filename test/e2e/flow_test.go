@@ -1,0 +1,463 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+)
+
+// The flow's objects. The ClusterClass's external patch and upgrade plan
+// name the test extension's handlers through EXTENSION_CONFIG_NAME.
+const (
+	namespace           = "e2e-flow"
+	clusterName         = "flow"
+	extensionConfigName = "test-extension"
+	// patchName is the ClusterClass's external patch.
+	patchName = "test-patch"
+	// blockingResponse makes the test extension ask for a retry.
+	blockingResponse = `{"Status": "Success", "RetryAfterSeconds": 5}`
+	unblocked        = `{"Status": "Success"}`
+)
+
+// Deadlines for each step, sized for two loaded cores (one Cluster took
+// about 70 s to become Available and 110 s to upgrade, unloaded).
+const (
+	settleTimeout  = 3 * time.Minute
+	stepTimeout    = 8 * time.Minute
+	pollEvery      = time.Second
+	workerMachines = 2
+)
+
+// The managers a flow runs under: the drop-in always, and Cluster API's own
+// beside it when RSC_E2E_MANAGERS says so (make e2e-compare).
+const managersEnv = "RSC_E2E_MANAGERS"
+
+type managerUnderTest struct{ name, binary string }
+
+func managers(t *testing.T, binDir string) []managerUnderTest {
+	t.Helper()
+	dropIn := managerUnderTest{name: "core-manager", binary: filepath.Join(binDir, "core-manager")}
+	if _, err := os.Stat(dropIn.binary); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true: %s is missing: build it with `make core-manager`", dropIn.binary)
+		}
+		t.Skipf("%s is missing: build it with `make core-manager`", dropIn.binary)
+	}
+	names := strings.Split(os.Getenv(managersEnv), ",")
+	if os.Getenv(managersEnv) == "" {
+		names = []string{dropIn.name}
+	}
+	var out []managerUnderTest
+	for _, name := range names {
+		switch name {
+		case dropIn.name:
+			out = append(out, dropIn)
+		case capibaseline.Binary:
+			out = append(out, managerUnderTest{name: capibaseline.Binary}) // empty binary: Cluster API's own
+		default:
+			t.Fatalf("%s=%q: want core-manager and/or capi-baseline", managersEnv, os.Getenv(managersEnv))
+		}
+	}
+	return out
+}
+
+// Cluster API's own provisioning flow, with its test extension, CABPK, KCP
+// and the in-memory provider, passes under the drop-in: the config is
+// discovered, the class gets the extension's variables, creation waits for
+// a blocking BeforeClusterCreate, the Cluster becomes Available with the
+// extension's patches applied, an upgrade runs every upgrade hook, the
+// control plane scales to 3 and the delete runs BeforeClusterDelete.
+func TestFlow_ClusterAPIsProvisioningFlowPassesWithItsOwnProviders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a management cluster and provisions a Cluster")
+	}
+	binDir := capimanagement.Require(t)
+	var results []*flowResult
+	for _, m := range managers(t, binDir) {
+		if !t.Run(m.name, func(t *testing.T) { results = append(results, runFlow(t, binDir, m)) }) {
+			return
+		}
+	}
+	for _, r := range results {
+		t.Logf("%s", r.summary())
+	}
+	if len(results) == 2 {
+		compareFlows(t, results[1], results[0])
+	}
+}
+
+// flow drives one run; every wait fails at once when a process exits.
+type flow struct {
+	t       *testing.T
+	ctx     context.Context
+	mgmt    *capimanagement.Management
+	c       client.Client
+	vars    map[string]string
+	created time.Time
+	result  *flowResult
+}
+
+func runFlow(t *testing.T, binDir string, m managerUnderTest) *flowResult {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	dir := t.TempDir()
+	mgmt, err := capimanagement.Start(ctx, capimanagement.Options{BinDir: binDir, Dir: dir, CoreManager: m.binary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mgmt.Stop)
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for _, name := range []string{capimanagement.CoreManagerName, capimanagement.BootstrapName, capimanagement.ControlPlaneName,
+			capimanagement.InfrastructureName, capimanagement.TestExtensionName} {
+			if data, err := os.ReadFile(mgmt.LogPath(name)); err == nil {
+				t.Logf("%s log (last 40 lines):\n%s", name, proctest.Tail(string(data), 40))
+			}
+		}
+	})
+	vars, err := capimanagement.E2EVariables(binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, value := range map[string]string{
+		"CLUSTER_NAME":                clusterName,
+		"NAMESPACE":                   namespace,
+		"KUBERNETES_VERSION":          vars["KUBERNETES_VERSION_UPGRADE_FROM"],
+		"CONTROL_PLANE_MACHINE_COUNT": "1",
+		"WORKER_MACHINE_COUNT":        strconv.Itoa(workerMachines),
+		// Its default in the template is quoted, and kept so.
+		"EXTENSION_CONFIG_NAME": extensionConfigName,
+	} {
+		vars[name] = value
+	}
+	f := &flow{t: t, ctx: ctx, mgmt: mgmt, c: mgmt.Client, vars: vars, result: &flowResult{manager: m.name, steps: map[string]time.Duration{}}}
+
+	f.registerExtension()
+	f.createClusterClass(binDir)
+	f.createClusterBlockedByBeforeClusterCreate(binDir)
+	f.waitAvailable("create")
+	f.checkPatchesApplied()
+	f.waitHooks("create", capimanagement.HookKey("BeforeClusterCreate"), capimanagement.HookKey("AfterControlPlaneInitialized"))
+	f.upgrade()
+	f.scaleControlPlane(3)
+	f.snapshotStatus()
+	f.delete()
+	f.collectCounts()
+	return f.result
+}
+
+// eventually polls check until it passes, a process of the management
+// cluster exits, or the deadline.
+func (f *flow) eventually(timeout time.Duration, what string, check func() (bool, string)) {
+	f.t.Helper()
+	testsync.Eventually(f.t, timeout, what, func() (bool, string) {
+		if err := f.mgmt.Exited(); err != nil {
+			f.t.Fatalf("%s: %v", what, err)
+		}
+		return check()
+	})
+}
+
+func (f *flow) step(name string) {
+	f.result.steps[name] = time.Since(f.created).Round(time.Second)
+	f.t.Logf("%s: %s after the Cluster was created", name, f.result.steps[name])
+}
+
+func (f *flow) registerExtension() {
+	f.t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
+	if err := f.c.Create(f.ctx, ns); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.c.Create(f.ctx, f.mgmt.TestExtensionConfig(extensionConfigName, namespace)); err != nil {
+		f.t.Fatal(err)
+	}
+	f.eventually(settleTimeout, "the test extension's ExtensionConfig is Discovered", func() (bool, string) {
+		ext := &runtimev1.ExtensionConfig{}
+		if err := f.c.Get(f.ctx, client.ObjectKey{Name: extensionConfigName}, ext); err != nil {
+			return false, err.Error()
+		}
+		if !meta.IsStatusConditionTrue(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition) {
+			return false, fmt.Sprintf("conditions %+v", ext.Status.Conditions)
+		}
+		for _, want := range []string{"discover-variables", "generate-patches", "validate-topology", "before-cluster-create", "generate-upgrade-plan"} {
+			if !hasHandler(ext, want+"."+extensionConfigName) {
+				return false, fmt.Sprintf("no handler %s.%s in %+v", want, extensionConfigName, ext.Status.Handlers)
+			}
+		}
+		return true, ""
+	})
+}
+
+func hasHandler(ext *runtimev1.ExtensionConfig, name string) bool {
+	for _, h := range ext.Status.Handlers {
+		if h.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// createClusterClass applies Cluster API's in-memory ClusterClass and its
+// templates, and waits for the test extension's variables in its status.
+func (f *flow) createClusterClass(binDir string) {
+	f.t.Helper()
+	objects, err := capimanagement.Render(f.ctx, binDir, capimanagement.ClusterClassTemplate, f.vars)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.create(objects)
+	f.eventually(settleTimeout, "the ClusterClass is VariablesReady with the test extension's variables", func() (bool, string) {
+		cc := &clusterv1.ClusterClass{}
+		if err := f.c.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: "in-memory"}, cc); err != nil {
+			return false, err.Error()
+		}
+		if !meta.IsStatusConditionTrue(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition) {
+			return false, fmt.Sprintf("conditions %+v", cc.Status.Conditions)
+		}
+		from := map[string]string{}
+		for _, v := range cc.Status.Variables {
+			for _, d := range v.Definitions {
+				from[v.Name] = d.From
+			}
+		}
+		for _, want := range []string{"kubeadmControlPlaneMaxSurge", "imageRepository"} {
+			if from[want] != patchName {
+				return false, fmt.Sprintf("variable %s is from %q, want %q (variables %v)", want, from[want], patchName, from)
+			}
+		}
+		return true, ""
+	})
+}
+
+func (f *flow) create(objects []*unstructured.Unstructured) {
+	f.t.Helper()
+	for _, u := range objects {
+		u.SetNamespace(namespace)
+		if err := f.c.Create(f.ctx, u); err != nil {
+			f.t.Fatalf("create %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+	}
+}
+
+// createClusterBlockedByBeforeClusterCreate creates the Cluster with a
+// preloaded retry for BeforeClusterCreate, checks that the topology
+// controller creates nothing while the hook blocks, then unblocks it.
+func (f *flow) createClusterBlockedByBeforeClusterCreate(binDir string) {
+	f.t.Helper()
+	hook := capimanagement.HookKey("BeforeClusterCreate")
+	if err := capimanagement.PreloadResponse(f.ctx, f.c, namespace, clusterName, extensionConfigName, hook, blockingResponse); err != nil {
+		f.t.Fatal(err)
+	}
+	objects, err := capimanagement.Render(f.ctx, binDir, capimanagement.ClusterTemplate, f.vars)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.created = time.Now()
+	f.create(objects)
+	f.eventually(settleTimeout, "BeforeClusterCreate blocks creation", func() (bool, string) {
+		recorded, err := capimanagement.HookResponses(f.ctx, f.c, namespace, clusterName, extensionConfigName)
+		if err != nil {
+			return false, err.Error()
+		}
+		if got := recorded[hook]; got != "Status: Success, RetryAfterSeconds: 5" {
+			return false, fmt.Sprintf("BeforeClusterCreate recorded %q", got)
+		}
+		// Read after the blocking answer was recorded: the topology
+		// controller acts on that answer before it creates anything.
+		cluster := f.cluster()
+		if cluster.Spec.InfrastructureRef.IsDefined() || cluster.Spec.ControlPlaneRef.IsDefined() {
+			f.t.Fatalf("the topology controller created the Cluster's objects while BeforeClusterCreate blocked: %+v %+v",
+				cluster.Spec.InfrastructureRef, cluster.Spec.ControlPlaneRef)
+		}
+		c := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ClusterTopologyReconciledCondition)
+		if c == nil || !strings.Contains(c.Message, "BeforeClusterCreate") {
+			return false, fmt.Sprintf("TopologyReconciled %+v does not name the blocking hook", c)
+		}
+		return true, ""
+	})
+	if err := capimanagement.PreloadResponse(f.ctx, f.c, namespace, clusterName, extensionConfigName, hook, unblocked); err != nil {
+		f.t.Fatal(err)
+	}
+	f.eventually(settleTimeout, "creation goes ahead once BeforeClusterCreate succeeds", func() (bool, string) {
+		cluster := f.cluster()
+		return cluster.Spec.InfrastructureRef.IsDefined() && cluster.Spec.ControlPlaneRef.IsDefined(), "no infrastructure or control plane yet"
+	})
+}
+
+func (f *flow) cluster() *clusterv1.Cluster {
+	f.t.Helper()
+	cluster := &clusterv1.Cluster{}
+	if err := f.c.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: clusterName}, cluster); err != nil {
+		f.t.Fatal(err)
+	}
+	return cluster
+}
+
+// waitAvailable waits until the Cluster is Available and its topology
+// reconciled at its generation, and notes the time as step.
+func (f *flow) waitAvailable(step string) {
+	f.t.Helper()
+	f.eventually(stepTimeout, "the Cluster is Available ("+step+")", func() (bool, string) {
+		cluster := f.cluster()
+		for _, want := range []string{clusterv1.AvailableCondition, clusterv1.ClusterTopologyReconciledCondition} {
+			c := meta.FindStatusCondition(cluster.Status.Conditions, want)
+			if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != cluster.Generation {
+				return false, fmt.Sprintf("%s is %+v", want, c)
+			}
+		}
+		return true, ""
+	})
+	f.step(step)
+}
+
+// checkPatchesApplied looks for what only the test extension's
+// GeneratePatches adds: the top-level-label-1 label on the templates the
+// topology controller cloned for the Cluster.
+func (f *flow) checkPatchesApplied() {
+	f.t.Helper()
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion("infrastructure.cluster.x-k8s.io/v1beta2")
+	list.SetKind("DevMachineTemplateList")
+	if err := f.c.List(f.ctx, list, client.InNamespace(namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: clusterName}); err != nil {
+		f.t.Fatal(err)
+	}
+	if len(list.Items) == 0 {
+		f.t.Fatal("the topology controller cloned no DevMachineTemplate for the Cluster")
+	}
+	for _, u := range list.Items {
+		if got := u.GetLabels()["top-level-label-1"]; got != "top-level-label-value-1" {
+			f.t.Errorf("DevMachineTemplate %s has top-level-label-1 %q: the test extension's patch was not applied", u.GetName(), got)
+		}
+	}
+}
+
+// waitHooks waits until the test extension recorded a successful answer
+// for each hook key, and keeps what it recorded.
+func (f *flow) waitHooks(step string, keys ...string) {
+	f.t.Helper()
+	f.eventually(settleTimeout, step+": hooks "+strings.Join(keys, ", ")+" recorded", func() (bool, string) {
+		recorded, err := capimanagement.HookResponses(f.ctx, f.c, namespace, clusterName, extensionConfigName)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, key := range keys {
+			if !strings.HasPrefix(recorded[key], "Status: Success") {
+				return false, fmt.Sprintf("%s recorded %q (all: %v)", key, recorded[key], recorded)
+			}
+		}
+		f.result.hooks = recorded
+		return true, ""
+	})
+}
+
+// upgrade moves the topology to the next version and waits for every
+// upgrade hook, every Machine at that version and the Cluster Available.
+func (f *flow) upgrade() {
+	f.t.Helper()
+	from, to := f.vars["KUBERNETES_VERSION_UPGRADE_FROM"], f.vars["KUBERNETES_VERSION_UPGRADE_TO"]
+	f.patchCluster(func(c *clusterv1.Cluster) { c.Spec.Topology.Version = to })
+	f.eventually(stepTimeout, "every Machine runs "+to, func() (bool, string) {
+		machines := &clusterv1.MachineList{}
+		if err := f.c.List(f.ctx, machines, client.InNamespace(namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: clusterName}); err != nil {
+			return false, err.Error()
+		}
+		if len(machines.Items) != 1+workerMachines {
+			return false, fmt.Sprintf("%d Machines", len(machines.Items))
+		}
+		for _, m := range machines.Items {
+			if m.Spec.Version != to || m.DeletionTimestamp != nil {
+				return false, fmt.Sprintf("Machine %s at %s (deleting: %v)", m.Name, m.Spec.Version, m.DeletionTimestamp != nil)
+			}
+		}
+		return true, ""
+	})
+	f.waitHooks("upgrade",
+		capimanagement.HookKey("BeforeClusterUpgrade", from, to),
+		capimanagement.HookKey("BeforeControlPlaneUpgrade", from, to),
+		capimanagement.HookKey("AfterControlPlaneUpgrade", to),
+		capimanagement.HookKey("BeforeWorkersUpgrade", from, to),
+		capimanagement.HookKey("AfterWorkersUpgrade", to),
+		capimanagement.HookKey("AfterClusterUpgrade", to))
+	f.waitAvailable("upgrade")
+}
+
+// scaleControlPlane scales the control plane and waits for that many
+// control plane Machines, all ready, and the Cluster Available.
+func (f *flow) scaleControlPlane(replicas int32) {
+	f.t.Helper()
+	f.patchCluster(func(c *clusterv1.Cluster) { c.Spec.Topology.ControlPlane.Replicas = &replicas })
+	f.eventually(stepTimeout, fmt.Sprintf("the control plane has %d ready replicas", replicas), func() (bool, string) {
+		cluster := f.cluster()
+		cp := cluster.Status.ControlPlane
+		if cp == nil || cp.ReadyReplicas == nil || *cp.ReadyReplicas != replicas || cp.Replicas == nil || *cp.Replicas != replicas {
+			return false, fmt.Sprintf("control plane status %+v", cp)
+		}
+		return true, ""
+	})
+	f.waitAvailable("scale")
+}
+
+func (f *flow) patchCluster(mutate func(*clusterv1.Cluster)) {
+	f.t.Helper()
+	cluster := f.cluster()
+	before := cluster.DeepCopy()
+	mutate(cluster)
+	if err := f.c.Patch(f.ctx, cluster, client.MergeFrom(before)); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// delete deletes the Cluster and waits for BeforeClusterDelete and for the
+// Cluster to be gone. No garbage collector runs here, so the objects it
+// owns stay.
+func (f *flow) delete() {
+	f.t.Helper()
+	if err := f.c.Delete(f.ctx, f.cluster()); err != nil {
+		f.t.Fatal(err)
+	}
+	f.waitHooks("delete", capimanagement.HookKey("BeforeClusterDelete"))
+	f.eventually(stepTimeout, "the Cluster is deleted", func() (bool, string) {
+		err := f.c.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: clusterName}, &clusterv1.Cluster{})
+		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
+	})
+	f.step("delete")
+}
+
+// hookResponsesJSON is the recorded hooks, sorted, for reports.
+func hookResponsesJSON(recorded map[string]string) string {
+	keys := make([]string, 0, len(recorded))
+	for k := range recorded {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	lines := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v, _ := json.Marshal(recorded[k])
+		lines = append(lines, k+": "+string(v))
+	}
+	return strings.Join(lines, "\n")
+}
