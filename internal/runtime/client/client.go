@@ -21,6 +21,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/cluster-api/api/runtime/catalog"
@@ -33,9 +34,16 @@ const (
 	// DefaultTimeout bounds a call whose handler sets no timeout, and every
 	// Discovery call, as Cluster API does.
 	DefaultTimeout = time.Duration(runtimehooksv1.DefaultHandlersTimeoutSeconds) * time.Second
-	// DefaultMaxResponseBytes bounds a response body. Variable schemas are
-	// the largest legitimate answers; a few MiB holds hundreds of them.
-	DefaultMaxResponseBytes = 4 << 20
+	// DefaultMaxResponseBytes bounds the body of an HTTP 200 answer.
+	// Cluster API's server library reads requests of up to 20 MiB, and the
+	// largest answer such a request can call for, a GeneratePatches patch
+	// replacing every object it carries, is as large again in base64
+	// (patches are bytes), 4/3 of it: under 27 MiB. 32 MiB holds that.
+	DefaultMaxResponseBytes = 32 << 20
+	// errorBodyBytes is how much of the body of an answer other than HTTP
+	// 200 is read: its status alone fails the call, and a condition shows
+	// only a snippet of the body, whatever its size.
+	errorBodyBytes = 4 << 10
 	// defaultServicePort is the port of a service reference without one.
 	defaultServicePort = 443
 	// idleConnTimeout closes a pooled connection nobody reused for that long.
@@ -53,7 +61,8 @@ type Options struct {
 	// whenever they change while Start runs, so a renewed certificate is
 	// used without a restart.
 	ClientCertFile, ClientKeyFile string
-	// MaxResponseBytes bounds response bodies; zero means
+	// MaxResponseBytes bounds the body of an HTTP 200 answer; a larger one
+	// fails the call whatever the handler's failure policy. Zero means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
 	// DiscoveryTimeout bounds Discovery calls; zero means DefaultTimeout.
@@ -176,7 +185,9 @@ func (c *Client) Catalog() *catalog.Catalog { return c.catalog }
 //
 // An error is returned when the extension cannot be reached, TLS does not
 // verify, the timeout passes, the answer is not HTTP 200, is too large, is
-// not a response of the expected kind, or says status Failure.
+// not JSON, names another kind or apiVersion than the hook's, or does not
+// say Success (a StatusError). FailurePolicyApplies tells which of these a
+// handler's failure policy decides.
 func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook catalog.GroupVersionHook, handlerName string,
 	timeout time.Duration, settings map[string]string, request runtime.Object, response runtimehooksv1.ResponseObject,
 ) error {
@@ -198,20 +209,25 @@ func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook c
 		err = readAnswer(target, answer, responseGVK, response)
 	}
 	if c.observe != nil && !errors.As(err, new(noTransportError)) {
-		status := response.GetStatus()
-		if status != runtimehooksv1.ResponseStatusSuccess && status != runtimehooksv1.ResponseStatusFailure {
-			status = ""
-		}
-		c.observe(CallRecord{Host: target.Host, Hook: hook, HTTPStatus: answer.status, ResponseStatus: status, Duration: time.Since(started)})
+		c.observe(CallRecord{Host: target.Host, Hook: hook, HTTPStatus: answer.status, ResponseStatus: answeredStatus(err), Duration: time.Since(started)})
 	}
 	return err
 }
 
-// noTransportError marks a call that was never attempted, as no
-// connection pool could be made for its CA bundle; it reads as its cause.
-type noTransportError struct{ error }
-
-func (e noTransportError) Unwrap() error { return e.error }
+// answeredStatus is the status a call's answer said, from what Call
+// returned: Success or Failure, and empty for anything else, so that an
+// extension's words never become a label value.
+func answeredStatus(err error) runtimehooksv1.ResponseStatus {
+	var answered *StatusError
+	switch {
+	case err == nil:
+		return runtimehooksv1.ResponseStatusSuccess
+	case errors.As(err, &answered) && answered.Status == runtimehooksv1.ResponseStatusFailure:
+		return runtimehooksv1.ResponseStatusFailure
+	default:
+		return ""
+	}
+}
 
 // buildRequest resolves the hook's request and response kinds and the
 // handler's URL, and encodes the request with the registration's settings
@@ -274,10 +290,16 @@ func (c *Client) roundTrip(ctx context.Context, caBundle []byte, target *url.URL
 
 	resp, err := httpClient.Do(req)
 	if err != nil {
-		return answer{}, describeTransportError(ctx, target, timeout, err)
+		return answer{}, failedCall{describeTransportError(ctx, target, timeout, err)}
 	}
 	defer resp.Body.Close()
 
+	if resp.StatusCode != http.StatusOK {
+		// The status fails the call; the body is only quoted, so a read cut
+		// short, by the bound or the timeout, still quotes what came.
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
+		return answer{status: resp.StatusCode, body: data}, nil
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxResponseBytes+1))
 	// An extension that sends its headers and then trickles the body runs
 	// into the timeout here, not in Do. Checked before err: the body cut at
@@ -285,12 +307,14 @@ func (c *Client) roundTrip(ctx context.Context, caBundle []byte, target *url.URL
 	// The status line came: a body that fails still has its status code.
 	headersOnly := answer{status: resp.StatusCode}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return headersOnly, fmt.Errorf("%s did not answer within %s (timeout)", redact(target), timeout)
+		return headersOnly, failedCall{fmt.Errorf("%s did not answer within %s (timeout)", redact(target), timeout)}
 	}
 	if err != nil {
-		return headersOnly, fmt.Errorf("read response from %s: %w", redact(target), err)
+		return headersOnly, failedCall{fmt.Errorf("read response from %s: %w", redact(target), err)}
 	}
 	if int64(len(data)) > c.maxResponseBytes {
+		// Not a failed call: an answer came, and dropping it under
+		// failurePolicy Ignore would drop what it says (patches) silently.
 		return headersOnly, fmt.Errorf("response from %s is larger than %d bytes: refused", redact(target), c.maxResponseBytes)
 	}
 	return answer{status: resp.StatusCode, body: data}, nil
@@ -302,50 +326,54 @@ func readAnswer(target *url.URL, a answer, responseGVK schema.GroupVersionKind, 
 	if a.status >= 300 && a.status < 400 {
 		// Where it redirects to is a response header, which never reaches a
 		// condition.
-		return fmt.Errorf("%s answered HTTP %d, a redirect: redirects are refused", redact(target), a.status)
+		return failedCall{fmt.Errorf("%s answered HTTP %d, a redirect: redirects are refused", redact(target), a.status)}
 	}
 	if a.status != http.StatusOK {
-		return fmt.Errorf("%s answered HTTP %d: %s", redact(target), a.status, snippet(a.body))
+		return failedCall{fmt.Errorf("%s answered HTTP %d: %s", redact(target), a.status, snippet(a.body))}
 	}
 	if err := decodeResponse(a.body, responseGVK, response); err != nil {
 		return fmt.Errorf("response from %s: %w", redact(target), err)
 	}
 	if response.GetStatus() != runtimehooksv1.ResponseStatusSuccess {
-		msg := printable(response.GetMessage())
-		if msg == "" {
-			msg = "no message"
-		}
-		return fmt.Errorf("%s answered status %q: %s", redact(target), response.GetStatus(), msg)
+		return &StatusError{URL: redact(target), Status: response.GetStatus(), Message: printable(response.GetMessage())}
 	}
 	return nil
 }
 
-// decodeResponse checks that data is a JSON object of the expected
-// apiVersion and kind before decoding it, so that an extension answering
-// with another hook's response (or a different API version) is rejected with
-// a message naming what was expected.
+// decodeResponse decodes the first JSON value of data into response, as
+// Cluster API's client does (a json.Decoder, which never reads what follows
+// the value), and refuses an answer that names another kind or apiVersion
+// than want. Cluster API's server library writes neither, so an answer
+// without them is taken for the kind asked for.
 func decodeResponse(data []byte, want schema.GroupVersionKind, response runtimehooksv1.ResponseObject) error {
-	var meta struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
+	// What is checked below is what the extension wrote, not what the
+	// caller may have set.
+	response.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(response); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return failedCall{fmt.Errorf("not a JSON object (%s): %s", printable(err.Error()), snippet(data))}
+		}
+		return failedCall{fmt.Errorf("not a %s: %s", want.Kind, printable(err.Error()))}
 	}
-	if err := json.Unmarshal(data, &meta); err != nil {
-		return fmt.Errorf("not a JSON object (%v): %s", err, snippet(data))
-	}
-	if meta.APIVersion != want.GroupVersion().String() || meta.Kind != want.Kind {
-		return fmt.Errorf("got apiVersion %q kind %q, expected apiVersion %q kind %q",
-			meta.APIVersion, meta.Kind, want.GroupVersion().String(), want.Kind)
-	}
-	if err := json.Unmarshal(data, response); err != nil {
-		return fmt.Errorf("decode %s: %w", want.Kind, err)
-	}
-	switch response.GetStatus() {
-	case runtimehooksv1.ResponseStatusSuccess, runtimehooksv1.ResponseStatusFailure:
-	default:
-		return fmt.Errorf("status %q is neither %q nor %q", response.GetStatus(),
-			runtimehooksv1.ResponseStatusSuccess, runtimehooksv1.ResponseStatusFailure)
+	switch got := typeMetaOf(response); {
+	case got.Kind != "" && got.Kind != want.Kind:
+		return fmt.Errorf("answered a %s where a %s was expected (another hook's answer)", printable(got.Kind), want.Kind)
+	case got.APIVersion != "" && got.APIVersion != want.GroupVersion().String():
+		return fmt.Errorf("answered a %s of apiVersion %q where %q was expected", want.Kind, printable(got.APIVersion), want.GroupVersion().String())
 	}
 	return nil
+}
+
+// typeMetaOf returns the apiVersion and kind obj holds, as written: every
+// hook response embeds metav1.TypeMeta, and its parsed form would read an
+// apiVersion that does not parse as none.
+func typeMetaOf(obj runtime.Object) metav1.TypeMeta {
+	if meta, ok := obj.GetObjectKind().(*metav1.TypeMeta); ok {
+		return *meta
+	}
+	apiVersion, kind := obj.GetObjectKind().GroupVersionKind().ToAPIVersionAndKind()
+	return metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}
 }
 
 // describeTransportError turns a failed round trip into a message that says

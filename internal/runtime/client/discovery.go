@@ -34,9 +34,11 @@ func (c *Client) Discover(ctx context.Context, ext *runtimev1.ExtensionConfig) (
 
 // ValidateDiscovery defaults and checks a Discovery response: each handler
 // name is a DNS-1123 label (so it has no dot and `<handler>.<config>` stays
-// unambiguous) and unique, its hook is one the catalog knows (and not
-// Discovery itself), its timeout is within 0..30 seconds, and its failure
-// policy is Fail or Ignore. All problems are reported together.
+// unambiguous) and unique, its hook is one the catalog knows, its timeout
+// is within 0..30 seconds, and its failure policy is Fail or Ignore. All
+// problems are reported together. These are Cluster API's checks: a
+// Discovery handler is accepted and registered as it is there (nothing
+// calls it), and an empty list of handlers is a valid answer.
 func ValidateDiscovery(cat *catalog.Catalog, response *runtimehooksv1.DiscoveryResponse) ([]runtimev1.ExtensionHandler, error) {
 	var problems []string
 	seen := map[string]bool{}
@@ -68,8 +70,6 @@ func ValidateDiscovery(cat *catalog.Catalog, response *runtimehooksv1.DiscoveryR
 			problems = append(problems, fmt.Sprintf("%s: requestHook.apiVersion %q does not parse", where, h.RequestHook.APIVersion))
 		case !cat.IsHookRegistered(gvh):
 			problems = append(problems, fmt.Sprintf("%s: unknown hook %s %s", where, h.RequestHook.APIVersion, h.RequestHook.Hook))
-		case h.RequestHook.Hook == "Discovery":
-			problems = append(problems, where+": Discovery cannot be a handler")
 		}
 
 		timeout := int32(runtimehooksv1.DefaultHandlersTimeoutSeconds)
