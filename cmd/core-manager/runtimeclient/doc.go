@@ -3,5 +3,14 @@
 // own reconcilers (topology, Machine, MachineDeployment) call Runtime
 // Extensions through them. Every error a caller can see is worded as
 // Cluster API v1.14.2's own client words it, so conditions and requeues are
-// the same as under Cluster API's manager.
+// the same as under Cluster API's manager, and a handler's failurePolicy
+// Ignore applies to the same errors as there (rtclient.FailurePolicyApplies).
+//
+// One difference: when Ignore makes a success of a call, the response is
+// the zero response with status Success. Cluster API's client keeps what a
+// body that failed to decode had already filled in, such as some of its
+// patches; half an answer is never applied here.
+//
+// The conformance tests beside it call answers written by Cluster API's
+// own server library through it.
 package runtimeclient

@@ -21,6 +21,7 @@ import (
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // Client is our runtime client and registry as Cluster API's reconcilers
@@ -64,7 +65,11 @@ func (c *Client) Discover(ctx context.Context, ext *runtimev1.ExtensionConfig) (
 		return nil, fmt.Errorf("failed to discover extension %q: %w", ext.Name, err)
 	}
 	discovered := ext.DeepCopy()
-	discovered.Status.Handlers = append([]runtimev1.ExtensionHandler{}, handlers...)
+	discovered.Status.Handlers = make([]runtimev1.ExtensionHandler, 0, len(handlers))
+	for _, h := range handlers {
+		h.Name = extensionindex.FullHandlerName(h.Name, ext.Name)
+		discovered.Status.Handlers = append(discovered.Status.Handlers, h)
+	}
 	return discovered, nil
 }
 
@@ -175,9 +180,12 @@ func aggregate(into runtimehooksv1.ResponseObject, responses []runtimehooksv1.Re
 	into.SetMessage(strings.Join(messages, ", "))
 }
 
-// CallExtension calls the handler registered as name. A handler with
-// failurePolicy Ignore that cannot be called answers success; an answer
-// with status Failure is an error whatever the policy.
+// CallExtension calls the handler registered as name. As in Cluster API's
+// client, failurePolicy Ignore makes a success of a call that got no
+// answer a response could be read from (rtclient.FailurePolicyApplies),
+// and of nothing else: a clientConfig no call can be made with, an answer
+// whose status is not Success, one over the size bound and one of another
+// hook's kind are errors whatever the policy.
 func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, forObject ctrlclient.Object, name string,
 	request runtimehooksv1.RequestObject, response runtimehooksv1.ResponseObject, opts ...capiruntimeclient.CallExtensionOption,
 ) error {
@@ -235,17 +243,20 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 		}
 	}
 
-	// A fresh status tells an answer of status Failure from a call that
-	// never got an answer.
-	response.SetStatus("")
 	err = c.calls.Call(ctx, h.ClientConfig, h.Hook, h.HandlerName, timeout, h.Settings, request, response)
+	var answered *rtclient.StatusError
 	switch {
 	case err == nil:
-	case response.GetStatus() == runtimehooksv1.ResponseStatusFailure:
+	case errors.As(err, &answered) && answered.Status == runtimehooksv1.ResponseStatusFailure:
 		return fmt.Errorf("failed to call extension handler %q: got failure response with message: %v", name, response.GetMessage())
-	case h.FailurePolicy == runtimev1.FailurePolicyIgnore:
+	case errors.As(err, &answered):
+		return fmt.Errorf("failed to call extension handler %q: got unknown response status %q with message: %v", name, response.GetStatus(), response.GetMessage())
+	case h.FailurePolicy == runtimev1.FailurePolicyIgnore && rtclient.FailurePolicyApplies(err):
+		// Cluster API's documented default success response. A body that
+		// did not decode may have filled some fields; unlike Cluster API,
+		// none of them is kept, so that half an answer is never applied.
+		reflect.Indirect(reflect.ValueOf(response)).SetZero()
 		response.SetStatus(runtimehooksv1.ResponseStatusSuccess)
-		response.SetMessage("")
 		return nil
 	default:
 		return fmt.Errorf("failed to call extension handler %q: %w", name, err)
