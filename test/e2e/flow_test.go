@@ -365,13 +365,20 @@ func (f *flow) waitHooks(step string, keys ...string) {
 			return false, err.Error()
 		}
 		for _, key := range keys {
-			if !strings.HasPrefix(recorded[key], "Status: Success") {
+			if !succeeded(recorded[key]) {
 				return false, fmt.Sprintf("%s recorded %q (all: %v)", key, recorded[key], recorded)
 			}
 		}
 		f.result.hooks = recorded
 		return true, ""
 	})
+}
+
+// succeeded tells whether the test extension recorded a successful answer
+// that does not block: "Success" for hooks that cannot block, and a
+// RetryAfterSeconds of 0 for those that can.
+func succeeded(recorded string) bool {
+	return recorded == "Success" || recorded == "Status: Success, RetryAfterSeconds: 0"
 }
 
 // upgrade moves the topology to the next version and waits for every
