@@ -1,6 +1,7 @@
 package differential
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"sort"
@@ -113,6 +114,37 @@ func Superset(baseline, ours string) bool {
 		}
 	}
 	return true
+}
+
+// SameEntries holds when baseline and ours are JSON lists of the same
+// entries, in any order.
+func SameEntries(baseline, ours string) bool {
+	var b, o []json.RawMessage
+	if json.Unmarshal([]byte(baseline), &b) != nil || json.Unmarshal([]byte(ours), &o) != nil || len(b) != len(o) {
+		return false
+	}
+	count := map[string]int{}
+	for _, entry := range b {
+		count[compact(entry)]++
+	}
+	for _, entry := range o {
+		key := compact(entry)
+		if count[key] == 0 {
+			return false
+		}
+		count[key]--
+	}
+	return true
+}
+
+// compact is a JSON value without insignificant white space, so that equal
+// values compare equal as strings.
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 // setAside drops the conditions only we write from a copy of s: their

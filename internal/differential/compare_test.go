@@ -47,3 +47,22 @@ func TestCompare_SortsDifferencesIntoUnexplainedAllowedAndWording(t *testing.T) 
 		t.Errorf("messages = %v", got)
 	}
 }
+
+func TestSameEntries_HoldsForTheSameListInAnyOrderOnly(t *testing.T) {
+	for _, tc := range []struct {
+		baseline, ours string
+		want           bool
+	}{
+		{`[{"name":"a"},{"name":"b"}]`, `[{"name":"b"}, {"name":"a"}]`, true},
+		{`[{"name":"a"},{"name":"b"}]`, `[{"name":"a"},{"name":"b"}]`, true},
+		{`[{"name":"a"},{"name":"b"}]`, `[{"name":"a"}]`, false},
+		{`[{"name":"a"},{"name":"a"}]`, `[{"name":"a"},{"name":"b"}]`, false},
+		{`[{"name":"a","timeoutSeconds":10}]`, `[{"name":"a","timeoutSeconds":30}]`, false},
+		{`null`, `[]`, true},
+		{`not json`, `[]`, false},
+	} {
+		if got := SameEntries(tc.baseline, tc.ours); got != tc.want {
+			t.Errorf("SameEntries(%s, %s) = %v, want %v", tc.baseline, tc.ours, got, tc.want)
+		}
+	}
+}
