@@ -32,6 +32,11 @@ type portLock struct{ file *os.File }
 // fails at once when something else (not started by this repository's
 // tests) holds DebugPort or FirstWorkloadPort, naming the port.
 func lockPorts(ctx context.Context) (*portLock, error) {
+	return lockPortsOf(ctx, DebugPort, FirstWorkloadPort)
+}
+
+// lockPortsOf is lockPorts for the given ports.
+func lockPortsOf(ctx context.Context, ports ...int) (*portLock, error) {
 	f, err := os.OpenFile(lockFile, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("in-memory provider port lock %s: %w", lockFile, err)
@@ -52,7 +57,7 @@ func lockPorts(ctx context.Context) (*portLock, error) {
 		case <-time.After(time.Second):
 		}
 	}
-	for _, port := range []int{DebugPort, FirstWorkloadPort} {
+	for _, port := range ports {
 		if err := portFree(port); err != nil {
 			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 			f.Close()

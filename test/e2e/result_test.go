@@ -156,7 +156,7 @@ func compareFlows(t *testing.T, baseline, ours *flowResult) {
 		t.Errorf("the Cluster's conditions differ:\nours:\n%s\nCluster API's:\n%s", got, want)
 	}
 	if path := os.Getenv(reportEnv); path != "" {
-		if err := os.WriteFile(path, []byte(report(baseline, ours)), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(report(baseline, ours, comparison.Allowed)), 0o644); err != nil {
 			t.Error(err)
 		}
 	}
@@ -174,8 +174,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// report is the side-by-side figures as Markdown tables.
-func report(baseline, ours *flowResult) string {
+// report is the side-by-side figures as Markdown tables, and what the
+// comparison allowed.
+func report(baseline, ours *flowResult, allowed []differential.Difference) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Cluster API's provisioning flow: the drop-in beside Cluster API's own manager\n\n")
 	fmt.Fprintf(&b, "One Cluster of Cluster API v1.14.2's in-memory ClusterClass (1 control plane, %d workers), its test extension, CABPK, KCP and the in-memory provider, one run each on a fresh local control plane (`make e2e-compare`).\n\n", workerMachines)
@@ -204,5 +205,15 @@ func report(baseline, ours *flowResult) string {
 	table("extension requests, by hook", ours.requests, baseline.requests)
 	table("reconciles, by controller", ours.reconciles, baseline.reconciles)
 	fmt.Fprintf(&b, "\nCluster API runs with its defaults: ReconcilerRateLimiting and PriorityQueue on, which shape its counts and times.\n")
+	fmt.Fprintf(&b, "\nChecked: the hooks the test extension recorded are the same; the requests of hooks a flow calls a fixed number of times (%s) are equal; "+
+		"Discovery and DiscoverVariables are at least one and at most Cluster API's; requests that follow reconcile timing are within %.0f%% of Cluster API's; "+
+		"the Cluster's conditions (type, status, reason) are the same; the ExtensionConfig's and ClusterClass's status are compared field by field, with these differences allowed:\n\n",
+		strings.Join(perFlow, ", "), 100*timingTolerance)
+	if len(allowed) == 0 {
+		fmt.Fprintf(&b, "- none\n")
+	}
+	for _, d := range allowed {
+		fmt.Fprintf(&b, "- `%s`: %s\n", d.Path, d.Reason)
+	}
 	return b.String()
 }
