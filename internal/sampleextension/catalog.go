@@ -69,6 +69,20 @@ func DefaultHandlers() []runtimehooksv1.ExtensionHandler {
 	}
 }
 
+// WithFailurePolicy returns a copy of handlers in which the handler named
+// name has failure policy policy, as Discovery then advertises it.
+func WithFailurePolicy(handlers []runtimehooksv1.ExtensionHandler, name string, policy runtimehooksv1.FailurePolicy) []runtimehooksv1.ExtensionHandler {
+	out := make([]runtimehooksv1.ExtensionHandler, 0, len(handlers))
+	for _, h := range handlers {
+		h = *h.DeepCopy()
+		if h.Name == name {
+			h.FailurePolicy = ptr.To(policy)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
 // HandlerPath returns the path at which a Server answers h, the same path
 // Cluster API's runtime client calls: catalog.GVHToPath of its hook and
 // name. It fails if h's apiVersion does not parse.

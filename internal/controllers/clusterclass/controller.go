@@ -164,11 +164,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 // reconcileVariables publishes status.variables and sets VariablesReady.
 // It reports whether the variables are ready, and an error when an
-// extension failed and the reconcile is worth retrying.
+// extension failed, or failed under failurePolicy Ignore, and the
+// reconcile is worth retrying.
 func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.ClusterClass, res *resolution) (bool, error) {
 	sources := []variableSource{{from: clusterv1.VariableDefinitionFromInline, variables: cc.Spec.Variables}}
 	var failures []string
-	var retry error
 	// What this pass checks becomes what the ClusterClass holds in the
 	// schema cache; what it no longer has is forgotten.
 	schemas := r.Schemas.Check(client.ObjectKeyFromObject(cc).String())
@@ -181,29 +181,8 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 			failures = append(failures, fmt.Sprintf("inline variable %q is invalid: %v", v.Name, errs.ToAggregate()))
 		}
 	}
-	for _, patch := range cc.Spec.Patches {
-		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" || r.WithoutDiscoverVariables {
-			continue
-		}
-		vars, err := r.discover(ctx, client.ObjectKeyFromObject(cc), patch, res)
-		if err != nil {
-			failures = append(failures, fmt.Sprintf("patch %q (%s): %v", patch.Name, patch.External.DiscoverVariablesExtension, err))
-			var callErr *callError
-			if errors.As(err, &callErr) {
-				retry = err
-			}
-			continue
-		}
-		// An extension's schemas are checked like inline ones: a schema
-		// Clusters cannot be validated against must never be published.
-		for _, v := range vars {
-			if errs := schemas.Validate(v, field.NewPath("variables").Key(v.Name)); len(errs) > 0 {
-				failures = append(failures, fmt.Sprintf("patch %q (%s): variable %q is invalid: %v",
-					patch.Name, patch.External.DiscoverVariablesExtension, v.Name, errs.ToAggregate()))
-			}
-		}
-		sources = append(sources, variableSource{from: patch.Name, variables: vars})
-	}
+	discovered, failed, retry := r.discoverPatches(ctx, cc, res, schemas)
+	sources, failures = append(sources, discovered...), append(failures, failed...)
 	if len(failures) > 0 {
 		// Keep the last good status.variables: a partial answer would make
 		// Clusters fail validation against variables that still exist.
@@ -218,18 +197,56 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 		// The CRD would refuse the write, and the reconcile would fail on
 		// every retry: say why instead, keeping the last good variables.
 		setVariablesNotReady(cc, "Variables not updated, keeping the last known variables: "+strings.Join(problems, "; "))
-		return false, nil
+		return false, retry
 	}
 	cc.Status.Variables = variables
 	if len(conflicts) > 0 {
 		// Cluster API publishes the conflicting definitions and reports the
 		// conflict as a failed variable discovery; so do we.
 		setVariablesNotReady(cc, "Variables defined differently by several sources: "+strings.Join(conflicts, "; "))
-		return false, nil
+		return false, retry
 	}
 	objstatus.SetCondition(cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason, "")
 	objstatus.SetV1Beta1Condition(cc, clusterv1.ClusterClassVariablesReconciledV1Beta1Condition, corev1.ConditionTrue, "", "", "")
-	return true, nil
+	return true, retry
+}
+
+// discoverPatches returns the variables of every external patch with a
+// discoverVariablesExtension, why the others have none, and the last
+// extension failure, failurePolicy Ignore's included: the reconcile is
+// retried with backoff until the extension answers.
+func (r *Reconciler) discoverPatches(ctx context.Context, cc *clusterv1.ClusterClass, res *resolution, schemas *variableschema.Check,
+) (sources []variableSource, failures []string, retry error) {
+	for _, patch := range cc.Spec.Patches {
+		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" || r.WithoutDiscoverVariables {
+			continue
+		}
+		where := fmt.Sprintf("patch %q (%s)", patch.Name, patch.External.DiscoverVariablesExtension)
+		vars, err := r.discover(ctx, client.ObjectKeyFromObject(cc), patch, res)
+		switch {
+		case errors.As(err, new(*ignoredCall)):
+			// Cluster API's client answers it with an empty success: the
+			// patch adds no variables, which does not fail the others.
+			retry = fmt.Errorf("%s: failurePolicy Ignore, so it adds no variables until it answers: %w", where, err)
+			continue
+		case errors.As(err, new(*callError)):
+			failures = append(failures, fmt.Sprintf("%s: %v", where, err))
+			retry = err
+			continue
+		case err != nil:
+			failures = append(failures, fmt.Sprintf("%s: %v", where, err))
+			continue
+		}
+		// An extension's schemas are checked like inline ones: a schema
+		// Clusters cannot be validated against must never be published.
+		for _, v := range vars {
+			if errs := schemas.Validate(v, field.NewPath("variables").Key(v.Name)); len(errs) > 0 {
+				failures = append(failures, fmt.Sprintf("%s: variable %q is invalid: %v", where, v.Name, errs.ToAggregate()))
+			}
+		}
+		sources = append(sources, variableSource{from: patch.Name, variables: vars})
+	}
+	return sources, failures, retry
 }
 
 // setVariablesNotReady sets VariablesReady, and the VariablesReconciled
@@ -247,6 +264,24 @@ type callError struct{ err error }
 
 func (e *callError) Error() string { return e.err.Error() }
 func (e *callError) Unwrap() error { return e.err }
+
+// ignoredCall marks a failed call that the handler's failurePolicy Ignore
+// turns into an answer without variables, as Cluster API's runtime client
+// does: one that got no answer a response could be read from.
+type ignoredCall struct{ err error }
+
+func (e *ignoredCall) Error() string { return e.err.Error() }
+func (e *ignoredCall) Unwrap() error { return e.err }
+
+// failedDiscovery wraps the error of a handler's DiscoverVariables call by
+// what the reconcile makes of it: ignored under failurePolicy Ignore when
+// the policy applies to it, a failure to retry otherwise.
+func failedDiscovery(policy runtimev1.FailurePolicy, err error) error {
+	if policy == runtimev1.FailurePolicyIgnore && runtimeclient.FailurePolicyApplies(err) {
+		return &ignoredCall{err: err}
+	}
+	return &callError{err: err}
+}
 
 // discover returns the variables one patch's DiscoverVariables handler
 // declares, from the cache when the same registration and settings were
@@ -282,7 +317,9 @@ func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, pa
 	}
 	metrics.VariablesCacheEntries.Set(float64(r.Cache.Len()))
 	if err != nil {
-		return nil, &callError{err: err}
+		// Applied here, not in the cached call: the cache keeps an ignored
+		// failure as a failure, so the next call can still bring variables.
+		return nil, failedDiscovery(handler.FailurePolicy, err)
 	}
 	return vars, nil
 }

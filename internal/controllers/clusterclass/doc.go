@@ -6,9 +6,15 @@
 //
 // A failed or partial discovery never wipes what was published: the last
 // good status.variables stay, and the condition names the failing patch and
-// handler. DiscoverVariables calls go through a cache keyed by the handler's
-// registry fingerprint and the effective settings, so ClusterClasses sharing
-// an extension and settings cost one call per registration change.
+// handler. The one exception is Cluster API's: a handler with failurePolicy
+// Ignore whose call got no readable answer (see FailurePolicyApplies in the
+// runtime client) adds no variables, and the others are published as
+// ready; the call is still retried with backoff, so that its next answer is
+// published. DiscoverVariables calls go through a cache keyed by the
+// handler's registry fingerprint and the effective settings, so
+// ClusterClasses sharing an extension and settings cost one call per
+// registration change; an ignored failure is kept there as a failure,
+// never as an answer.
 //
 // ClusterClasses are reconciled when they change and when the registry
 // reports that a handler they reference was added, changed or removed,

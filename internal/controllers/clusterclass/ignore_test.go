@@ -1,0 +1,62 @@
+package clusterclass_test
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+)
+
+// A DiscoverVariables handler with failurePolicy Ignore whose calls fail
+// (HTTP 500) adds no variables, and the ClusterClass is ready with the
+// others, as Cluster API writes it. The failure is retried with backoff,
+// not cached as an answer: once the extension answers, its variables are
+// published, without any event or resync.
+func TestReconcile_FailurePolicyIgnorePublishesTheOtherVariablesUntilTheHandlerAnswers(t *testing.T) {
+	startManager(t)
+	ext := sampleextensiontest.Start(t, sampleextension.Options{
+		Handlers:  sampleextension.WithFailurePolicy(sampleextension.DefaultHandlers(), sampleextension.DiscoverVariablesHandler, runtimehooksv1.FailurePolicyIgnore),
+		Variables: map[string][]clusterv1.ClusterClassVariable{sampleextension.DiscoverVariablesHandler: {stringVariable("size", true)}},
+	})
+	ext.Server.SetFaults(discoverVariables, sampleextension.Faults{ErrorRate: 1})
+	config := createExtensionConfig(t, ext, nil)
+	ns := env.Namespace(t, nil)
+	create(t, newClusterClass(ns, "cc", config, stringVariable("zone", false)))
+
+	cc := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	if got, want := variableNames(cc), "zone<inline>"; got != want {
+		t.Errorf("status.variables = %s, want %s", got, want)
+	}
+	if cc.Status.ObservedGeneration != cc.Generation {
+		t.Errorf("observedGeneration %d, generation %d: Cluster API counts an ignored failure as success", cc.Status.ObservedGeneration, cc.Generation)
+	}
+	var v1beta1 *clusterv1.Condition
+	if d := cc.Status.Deprecated; d != nil && d.V1Beta1 != nil {
+		for i := range d.V1Beta1.Conditions {
+			if d.V1Beta1.Conditions[i].Type == clusterv1.ClusterClassVariablesReconciledV1Beta1Condition {
+				v1beta1 = &d.V1Beta1.Conditions[i]
+			}
+		}
+	}
+	if v1beta1 == nil || v1beta1.Status != corev1.ConditionTrue {
+		t.Errorf("VariablesReconciled = %+v, want True", v1beta1)
+	}
+	testsync.Eventually(t, eventually, "the ignored failure retried", func() (bool, string) {
+		calls := ext.Server.Calls()[discoverVariables]
+		return calls >= 2, fmt.Sprintf("%d DiscoverVariables calls", calls)
+	})
+
+	ext.Server.ResetFaults()
+	testsync.Eventually(t, eventually, "the handler's variables published once it answers", func() (bool, string) {
+		got := variableNames(get(t, ns, "cc"))
+		return got == "size<external> zone<inline>", "variables " + got
+	})
+	waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+}
