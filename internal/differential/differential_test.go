@@ -56,20 +56,25 @@ func run(m *testing.M) int {
 // settleTimeout bounds how long either manager may take to write status.
 const settleTimeout = 3 * time.Minute
 
-// testExtensions are the fixture's two extensions, each answering its
-// config's variables.
+// testExtensions are the fixture's extensions, each answering its
+// config's variables, but ext-ignoring's, which fails every
+// DiscoverVariables call under failurePolicy Ignore.
 type testExtensions struct {
-	all, teamA, oversized  Endpoint
-	allServer, teamAServer *sampleextension.Server
+	all, teamA, oversized, ignoring Endpoint
+	allServer, teamAServer          *sampleextension.Server
 }
 
 func extensions(t *testing.T) *testExtensions {
 	t.Helper()
 	vars := Variables()
 	start := func(config string) (Endpoint, *sampleextension.Server) {
-		s := sampleextension.New(sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
+		opts := sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
 			sampleextension.DiscoverVariablesHandler: vars[config],
-		}})
+		}}
+		if config == ConfigIgnoring {
+			opts.Handlers = IgnoringHandlers()
+		}
+		s := sampleextension.New(opts)
 		url, ca, stop, err := sampleextension.StartTLS(s)
 		if err != nil {
 			t.Fatal(err)
@@ -81,12 +86,15 @@ func extensions(t *testing.T) *testExtensions {
 	e.all, e.allServer = start(ConfigAll)
 	e.teamA, e.teamAServer = start(ConfigTeamA)
 	e.oversized, _ = start(ConfigOversized)
+	var ignoring *sampleextension.Server
+	e.ignoring, ignoring = start(ConfigIgnoring)
+	ignoring.SetFaults("DiscoverVariables", sampleextension.Faults{ErrorRate: 1})
 	return e
 }
 
 // fixture builds the fixture on these extensions.
 func (e *testExtensions) fixture(healthy bool) *Fixture {
-	return NewFixture(Options{All: e.all, TeamA: e.teamA, Oversized: e.oversized, Healthy: healthy})
+	return NewFixture(Options{All: e.all, TeamA: e.teamA, Oversized: e.oversized, Ignoring: e.ignoring, Healthy: healthy})
 }
 
 // failDiscovery makes every Discovery call to both extensions fail, or
@@ -111,7 +119,7 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := extensions(t)
-	f := NewFixture(Options{All: e.all, TeamA: e.teamA, Oversized: e.oversized, CAPITest: capiTest})
+	f := NewFixture(Options{All: e.all, TeamA: e.teamA, Oversized: e.oversized, Ignoring: e.ignoring, CAPITest: capiTest})
 
 	// Cluster API's manager starts before the fixture exists: its warm-up
 	// would exit the process after 60 s on the unreachable extension.
@@ -136,6 +144,18 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 	for name, s := range map[string]Snapshot{"Cluster API": baseline, "ours": ours, "the drop-in": dropIn} {
 		if !strings.Contains(s[inMemory], `"kubeadmControlPlaneMaxSurge"`) {
 			t.Errorf("%s: %s lacks the test extension's kubeadmControlPlaneMaxSurge: %.300s", name, inMemory, s[inMemory])
+		}
+	}
+
+	// ext-ignoring's failing handler is ignored by Cluster API, as the
+	// fixture says: the equality above is of a ready class with the other
+	// patch's variables, not of two failures.
+	ignored := "ClusterClass " + NamespaceA + "/failure-ignored .status"
+	for name, s := range map[string]Snapshot{"Cluster API": baseline, "ours": ours, "the drop-in": dropIn} {
+		if s[ignored+".conditions[VariablesReady].status"] != string(metav1.ConditionTrue) ||
+			!strings.Contains(s[ignored+".variables"], `"region"`) || strings.Contains(s[ignored+".variables"], "patch-"+ConfigIgnoring) {
+			t.Errorf("%s: %s VariablesReady %s with variables %.300s; want True, ext-all's variables and none from patch-%s",
+				name, ignored, s[ignored+".conditions[VariablesReady].status"], s[ignored+".variables"], ConfigIgnoring)
 		}
 	}
 
@@ -252,7 +272,7 @@ func TestHandOver_FromClusterAPI_WarmsUpFromItsStatusWithoutDiscovery(t *testing
 	// Our refreshed Discovery fails now, and says so.
 	f.Settled["/"+ConfigAll], f.Settled["/"+ConfigTeamA] = metav1.ConditionFalse, metav1.ConditionFalse
 	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "ours") })
-	// Three configs discovered by Cluster API, three handlers each.
+	// Four configs discovered by Cluster API (not ext-down), three handlers each.
 	testsync.Eventually(t, time.Minute, "every recorded handler registered and every ClusterClass reconciled", func() (bool, string) {
 		metrics, err := ours.Scrape(ctx)
 		if err != nil {
@@ -260,7 +280,7 @@ func TestHandOver_FromClusterAPI_WarmsUpFromItsStatusWithoutDiscovery(t *testing
 		}
 		handlers := metrics.Sum("runtime_sdk_registered_handlers", nil)
 		reconciles := metrics.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"})
-		return handlers == 9 && reconciles >= float64(len(f.ClusterClasses)),
+		return handlers == 12 && reconciles >= float64(len(f.ClusterClasses)),
 			fmt.Sprintf("%v handlers registered, %v ClusterClass reconciles", handlers, reconciles)
 	})
 	after := settle(t, ctx, c, f, ours)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,6 +38,9 @@ const (
 	ConfigDown = "ext-down"
 	// ConfigOversized answers more variables than status.variables holds.
 	ConfigOversized = "ext-oversized"
+	// ConfigIgnoring advertises its DiscoverVariables handler with
+	// failurePolicy Ignore (IgnoringHandlers) and fails every call to it.
+	ConfigIgnoring = "ext-ignoring"
 	// ConfigCAPITest is Cluster API's own test extension, which no one
 	// here wrote, built on its server library.
 	ConfigCAPITest = "ext-capi-test"
@@ -87,9 +91,10 @@ type Fixture struct {
 
 // Options choose what the fixture holds.
 type Options struct {
-	// All, TeamA and Oversized are the extensions behind ext-all,
-	// ext-team-a and ext-oversized (which only the unhealthy fixture has).
-	All, TeamA, Oversized Endpoint
+	// All, TeamA, Oversized and Ignoring are the extensions behind
+	// ext-all, ext-team-a, ext-oversized and ext-ignoring (the last two
+	// only in the unhealthy fixture).
+	All, TeamA, Oversized, Ignoring Endpoint
 	// CAPITest, when set, adds Cluster API's test extension behind
 	// ext-capi-test and its in-memory ClusterClass, whose templates are
 	// Cluster API's providers' kinds.
@@ -153,6 +158,12 @@ func Variables() map[string][]clusterv1.ClusterClassVariable {
 	}
 }
 
+// IgnoringHandlers are what the extension behind ext-ignoring advertises:
+// the sample extension's, with failurePolicy Ignore on DiscoverVariables.
+func IgnoringHandlers() []runtimehooksv1.ExtensionHandler {
+	return sampleextension.WithFailurePolicy(sampleextension.DefaultHandlers(), sampleextension.DiscoverVariablesHandler, runtimehooksv1.FailurePolicyIgnore)
+}
+
 // oversized is OversizedVariables valid string variables.
 func oversized() []clusterv1.ClusterClassVariable {
 	vars := make([]clusterv1.ClusterClassVariable, OversizedVariables)
@@ -200,7 +211,8 @@ func NewFixture(o Options) *Fixture {
 	if !o.Healthy {
 		f.ExtensionConfigs = append(f.ExtensionConfigs,
 			extensionConfig(ConfigDown, Endpoint{URL: "https://127.0.0.1:1", CA: o.All.CA}, &metav1.LabelSelector{}),
-			extensionConfig(ConfigOversized, o.Oversized, &metav1.LabelSelector{}))
+			extensionConfig(ConfigOversized, o.Oversized, &metav1.LabelSelector{}),
+			extensionConfig(ConfigIgnoring, o.Ignoring, &metav1.LabelSelector{}))
 	}
 	for _, ext := range f.ExtensionConfigs {
 		f.Settled["/"+ext.Name] = metav1.ConditionTrue
@@ -263,6 +275,9 @@ func NewFixture(o Options) *Fixture {
 	// the answer and say why.
 	add(NamespaceOther, "oversized-variables", metav1.ConditionFalse, inline, discover(ConfigOversized))
 	f.RefusedByBaseline[NamespaceOther+"/oversized-variables"] = true
+	// Cluster API's client answers a failed call under failurePolicy Ignore
+	// with an empty success: ready, with ext-all's and the inline variables.
+	add(NamespaceA, "failure-ignored", metav1.ConditionTrue, inline, discover(ConfigAll), discover(ConfigIgnoring))
 	return f
 }
 
