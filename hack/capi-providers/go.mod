@@ -19,10 +19,14 @@ replace (
 	sigs.k8s.io/cluster-api/api => sigs.k8s.io/cluster-api/api v1.14.2
 )
 
-require (
-	sigs.k8s.io/cluster-api v1.14.2
-	sigs.k8s.io/cluster-api/api v1.14.2
-	sigs.k8s.io/cluster-api/test v1.14.2
+// What the Makefile builds; listed so that `go mod tidy` keeps what they
+// need.
+tool (
+	sigs.k8s.io/cluster-api/bootstrap/kubeadm
+	sigs.k8s.io/cluster-api/cmd/clusterctl
+	sigs.k8s.io/cluster-api/controlplane/kubeadm
+	sigs.k8s.io/cluster-api/test/extension
+	sigs.k8s.io/cluster-api/test/infrastructure/docker
 )
 
 require (
@@ -175,6 +179,9 @@ require (
 	k8s.io/streaming v0.36.3 // indirect
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.34.0 // indirect
+	sigs.k8s.io/cluster-api v1.14.2 // indirect
+	sigs.k8s.io/cluster-api/api v1.14.2 // indirect
+	sigs.k8s.io/cluster-api/test v1.14.2 // indirect
 	sigs.k8s.io/controller-runtime v0.24.1 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/kind v0.33.0 // indirect

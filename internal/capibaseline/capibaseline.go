@@ -92,8 +92,9 @@ type Options struct {
 	LogPath string
 	// Args are extra flags, after ours (a later flag wins).
 	Args []string
-	// WebhookPort and WebhookCertDir, when set, are where its webhook
-	// server listens on 127.0.0.1 and the tls.crt and tls.key it serves,
+	// WebhookPort and WebhookCertDir, when set, are the port its webhook
+	// server listens on (on every interface: the flag takes no host) and
+	// the tls.crt and tls.key it serves,
 	// for a control plane whose webhooks point at it. Otherwise Start picks
 	// a free port and writes a throw-away certificate.
 	WebhookPort    int

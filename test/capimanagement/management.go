@@ -8,13 +8,11 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 )
@@ -41,15 +39,20 @@ type Options struct {
 	// AuditLog makes kube-apiserver record every request, by user: each
 	// process here is a user of its own name.
 	AuditLog bool
-	// StartTimeout bounds each process's start; zero means three minutes,
-	// sized for two loaded cores.
+	// lockFile, when set, replaces the shared port lock: for tests of
+	// Start itself, which must not wait for a flow elsewhere.
+	lockFile string
+	// StartTimeout bounds the control plane's start and each provider's;
+	// zero means three minutes, sized for two loaded cores. The core
+	// manager's start has bounds of its own (capibaseline.Start).
 	StartTimeout time.Duration
 }
 
 // defaultStartTimeout bounds a process's start, sized for two loaded cores.
 const defaultStartTimeout = 3 * time.Minute
 
-// Process names, which are also their users on the control plane.
+// Process names, which are also their users on the control plane and
+// their log files' names.
 const (
 	CoreManagerName    = "core-manager"
 	BootstrapName      = "capi-kubeadm-bootstrap"
@@ -57,6 +60,9 @@ const (
 	InfrastructureName = "capi-in-memory"
 	TestExtensionName  = "capi-test-extension"
 )
+
+// ProcessNames lists every process of a management cluster, in start order.
+var ProcessNames = []string{CoreManagerName, BootstrapName, ControlPlaneName, InfrastructureName, TestExtensionName}
 
 // Management is a running management cluster.
 type Management struct {
@@ -80,61 +86,65 @@ type namedProcess struct {
 	*managerprocess.Process
 }
 
-// endpoint is one process's ports on 127.0.0.1 and certificate directory.
-type endpoint struct {
-	webhook, health, diagnostics int
-	certDir                      string
-}
-
 // Start brings up the control plane with every provider's CRDs and
 // webhooks, then the core manager, CABPK, KCP, the in-memory provider and
 // the test extension, and waits until each is ready. A process that does
 // not become ready fails Start with the last lines of its log. On failure
 // nothing is left running.
-func Start(ctx context.Context, opts Options) (m *Management, err error) {
+func Start(ctx context.Context, opts Options) (*Management, error) {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = defaultStartTimeout
 	}
 	if err := Check(opts.BinDir); err != nil {
 		return nil, err
 	}
-	lock, err := lockPorts(ctx)
+	path := lockFile
+	if opts.lockFile != "" {
+		path = opts.lockFile
+	}
+	lock, err := lockPorts(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	m = &Management{dir: opts.Dir, lock: lock}
-	defer func() {
-		if err != nil {
-			m.Stop()
-			m = nil
-		}
-	}()
-	if err := os.MkdirAll(filepath.Join(opts.Dir, "logs"), 0o755); err != nil {
+	m := &Management{dir: opts.Dir, lock: lock}
+	if err := m.start(ctx, opts); err != nil {
+		m.Stop()
 		return nil, err
 	}
+	return m, nil
+}
+
+// start is Start once the ports are locked; whatever it started, Stop
+// stops.
+func (m *Management) start(ctx context.Context, opts Options) error {
+	if err := os.MkdirAll(filepath.Join(opts.Dir, "logs"), 0o755); err != nil {
+		return err
+	}
+	// One throw-away certificate for 127.0.0.1 serves every process,
+	// each from a certificate directory of its own.
 	caPEM, certPEM, keyPEM, err := sampleextension.SelfSignedCertificate([]string{"127.0.0.1", "localhost"}, 24*time.Hour)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	extension, err := NewTestExtension(opts.Dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m.ExtensionURL, m.ExtensionCA = extension.URL, extension.CA
 	names := []string{CoreManagerName, BootstrapName, ControlPlaneName, InfrastructureName}
 	endpoints := map[string]endpoint{TestExtensionName: extension.endpoint}
 	for _, name := range names {
 		if endpoints[name], err = newEndpoint(filepath.Join(opts.Dir, "certs", name), certPEM, keyPEM); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	servedBy := map[Provider]string{Core: CoreManagerName, Bootstrap: BootstrapName, ControlPlane: ControlPlaneName, Infrastructure: InfrastructureName}
 
 	if err := m.startControlPlane(ctx, opts, servedBy, endpoints, caPEM); err != nil {
-		return nil, err
+		return err
 	}
 	if err := m.startCoreManager(ctx, opts, endpoints[CoreManagerName]); err != nil {
-		return nil, err
+		return err
 	}
 	for _, p := range []struct {
 		name, binary string
@@ -147,32 +157,10 @@ func Start(ctx context.Context, opts Options) (m *Management, err error) {
 		{TestExtensionName, TestExtensionBinary, nil},
 	} {
 		if err := m.startProvider(ctx, opts, p.name, p.binary, p.env, endpoints[p.name]); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return m, nil
-}
-
-// newEndpoint picks a process's ports and writes its serving certificate.
-func newEndpoint(certDir string, certPEM, keyPEM []byte) (endpoint, error) {
-	var e endpoint
-	for _, port := range []*int{&e.webhook, &e.health, &e.diagnostics} {
-		var err error
-		if *port, err = managerprocess.FreePort(); err != nil {
-			return endpoint{}, err
-		}
-	}
-	if err := os.MkdirAll(certDir, 0o700); err != nil {
-		return endpoint{}, err
-	}
-	if err := os.WriteFile(filepath.Join(certDir, "tls.crt"), certPEM, 0o600); err != nil {
-		return endpoint{}, err
-	}
-	if err := os.WriteFile(filepath.Join(certDir, "tls.key"), keyPEM, 0o600); err != nil {
-		return endpoint{}, err
-	}
-	e.certDir = certDir
-	return e, nil
+	return nil
 }
 
 // startControlPlane starts etcd and kube-apiserver with every provider's
@@ -211,7 +199,9 @@ func (m *Management) startControlPlane(ctx context.Context, opts Options, served
 			return err
 		}
 		for _, c := range configurations {
-			if err := m.Client.Create(ctx, c); err != nil && !apierrors.IsAlreadyExists(err) {
+			// Names are per provider and the control plane is fresh: a
+			// clash would drop one provider's webhooks, so it fails.
+			if err := m.Client.Create(ctx, c); err != nil {
 				return fmt.Errorf("register %s %s: %w", c.GetKind(), c.GetName(), err)
 			}
 		}
@@ -252,34 +242,22 @@ func (m *Management) startProvider(ctx context.Context, opts Options, name, bina
 	return nil
 }
 
-// withLogTail adds the last lines of a process's log to its failure.
-func withLogTail(err error, logPath string) error {
-	data, readErr := os.ReadFile(logPath)
-	if readErr != nil {
-		return err
-	}
-	return fmt.Errorf("%w\nlast lines of %s:\n%s", err, logPath, proctest.Tail(string(data), 30))
-}
-
 // LogPath is where the process of that name logs.
 func (m *Management) LogPath(name string) string {
 	return filepath.Join(m.dir, "logs", name+".log")
 }
-
-// CoreManager is the running core manager.
-func (m *Management) CoreManager() *capibaseline.Manager { return m.core }
 
 // Exited names the first process that has ended, if any: a provider that
 // crashes mid-flow should fail a wait at once, not at its deadline.
 func (m *Management) Exited() error {
 	if m.core != nil {
 		if exited, err := m.core.Exited(); exited {
-			return withLogTail(fmt.Errorf("%s exited: %v", CoreManagerName, err), m.LogPath(CoreManagerName))
+			return withLogTail(fmt.Errorf("%s exited: %w", CoreManagerName, err), m.LogPath(CoreManagerName))
 		}
 	}
 	for _, p := range m.providers {
 		if exited, err := p.Exited(); exited {
-			return withLogTail(fmt.Errorf("%s exited: %v", p.name, err), m.LogPath(p.name))
+			return withLogTail(fmt.Errorf("%s exited: %w", p.name, err), m.LogPath(p.name))
 		}
 	}
 	return nil

@@ -27,8 +27,9 @@ const (
 // Providers lists every provider of a management cluster, core first.
 var Providers = []Provider{Core, Bootstrap, ControlPlane, Infrastructure}
 
-// Webhook is where a provider's webhook server listens on 127.0.0.1, and
-// the CA its serving certificate is signed by.
+// Webhook is the port a provider's webhook server is reached at on
+// 127.0.0.1 (Cluster API's servers listen on every interface and take no
+// host flag), and the CA its serving certificate is signed by.
 type Webhook struct {
 	Port  int
 	CAPEM []byte

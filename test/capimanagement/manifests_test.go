@@ -3,11 +3,15 @@ package capimanagement
 import (
 	"bytes"
 	"encoding/base64"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
 )
 
 // Every conversion webhook and every admission webhook a provider ships
@@ -31,6 +35,10 @@ func TestManifests_EveryWebhookPointsAtItsProviderOnLoopback(t *testing.T) {
 				continue
 			}
 			conversions++
+			if c.Webhook == nil || c.Webhook.ClientConfig == nil {
+				t.Errorf("%s: CRD %s converts by webhook but names none", p, crd.Name)
+				continue
+			}
 			cc := c.Webhook.ClientConfig
 			if cc.Service != nil || cc.URL == nil || *cc.URL != "https://127.0.0.1:12345/convert" || !bytes.Equal(cc.CABundle, webhook.CAPEM) {
 				t.Errorf("%s: CRD %s converts through %+v", p, crd.Name, cc)
@@ -49,8 +57,15 @@ func TestManifests_EveryWebhookPointsAtItsProviderOnLoopback(t *testing.T) {
 				t.Errorf("%s: %s %s is not named after its provider", p, c.GetKind(), c.GetName())
 			}
 			webhooks, _, _ := unstructured.NestedSlice(c.Object, "webhooks")
+			if len(webhooks) == 0 {
+				t.Errorf("%s: %s %s has no webhooks", p, c.GetKind(), c.GetName())
+			}
 			for _, w := range webhooks {
-				hook := w.(map[string]any)
+				hook, ok := w.(map[string]any)
+				if !ok {
+					t.Errorf("%s: %s %s has a webhook that is not an object", p, c.GetKind(), c.GetName())
+					continue
+				}
 				url, _, _ := unstructured.NestedString(hook, "clientConfig", "url")
 				ca, _, _ := unstructured.NestedString(hook, "clientConfig", "caBundle")
 				_, hasService, _ := unstructured.NestedMap(hook, "clientConfig", "service")
@@ -73,6 +88,20 @@ func TestManifests_NoWebhookMeansNoConversion(t *testing.T) {
 	for _, crd := range crds {
 		if c := crd.Spec.Conversion; c != nil && c.Strategy != apiextensionsv1.NoneConverter {
 			t.Errorf("CRD %s converts with %s", crd.Name, c.Strategy)
+		}
+	}
+}
+
+// The providers are built from the very Cluster API release the baseline
+// core manager is: all three of its modules, pinned.
+func TestProvidersModule_PinsTheBaselinesVersion(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "hack", "capi-providers", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, module := range []string{capibaseline.Module, capibaseline.Module + "/api", capibaseline.Module + "/test"} {
+		if want := module + " " + capibaseline.Version; !strings.Contains(string(data), want) {
+			t.Errorf("hack/capi-providers/go.mod does not require %s", want)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 // The in-memory provider serves a debug server on DebugPort and each
 // workload cluster's API server on FirstWorkloadPort and up, on every
-// interface. Neither can be moved.
+// interface (only 127.0.0.1 is ever sent traffic). Neither can be moved.
 const (
 	DebugPort         = 19000
 	FirstWorkloadPort = 20000
@@ -31,15 +31,15 @@ type portLock struct{ file *os.File }
 // lockPorts waits for the in-memory provider's lock until ctx ends, then
 // fails at once when something else (not started by this repository's
 // tests) holds DebugPort or FirstWorkloadPort, naming the port.
-func lockPorts(ctx context.Context) (*portLock, error) {
-	return lockPortsOf(ctx, DebugPort, FirstWorkloadPort)
+func lockPorts(ctx context.Context, path string) (*portLock, error) {
+	return lockPortsOf(ctx, path, DebugPort, FirstWorkloadPort)
 }
 
-// lockPortsOf is lockPorts for the given ports.
-func lockPortsOf(ctx context.Context, ports ...int) (*portLock, error) {
-	f, err := os.OpenFile(lockFile, os.O_CREATE|os.O_RDWR, 0o644)
+// lockPortsOf is lockPorts with the lock at path, for the given ports.
+func lockPortsOf(ctx context.Context, path string, ports ...int) (*portLock, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
-		return nil, fmt.Errorf("in-memory provider port lock %s: %w", lockFile, err)
+		return nil, fmt.Errorf("in-memory provider port lock %s: %w", path, err)
 	}
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
@@ -48,12 +48,12 @@ func lockPortsOf(ctx context.Context, ports ...int) (*portLock, error) {
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
-			return nil, fmt.Errorf("in-memory provider port lock %s: %w", lockFile, err)
+			return nil, fmt.Errorf("in-memory provider port lock %s: %w", path, err)
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("waiting for the in-memory provider port lock %s, held by another test or tool: %w", lockFile, ctx.Err())
+			return nil, fmt.Errorf("waiting for the in-memory provider port lock %s, held by another test or tool: %w", path, ctx.Err())
 		case <-time.After(time.Second):
 		}
 	}
@@ -61,7 +61,7 @@ func lockPortsOf(ctx context.Context, ports ...int) (*portLock, error) {
 		if err := portFree(port); err != nil {
 			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 			f.Close()
-			return nil, fmt.Errorf("the in-memory provider needs port %d, which cannot be moved: %w", port, err)
+			return nil, fmt.Errorf("the in-memory provider needs port %d, which cannot be moved, and something else holds it: %w", port, err)
 		}
 	}
 	return &portLock{file: f}, nil
@@ -72,7 +72,7 @@ func lockPortsOf(ctx context.Context, ports ...int) (*portLock, error) {
 func portFree(port int) error {
 	l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
 	if err != nil {
-		return fmt.Errorf("port %d is already in use", port)
+		return err
 	}
 	return l.Close()
 }

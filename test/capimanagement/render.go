@@ -27,8 +27,8 @@ const (
 	ClusterClassTemplate = "clusterclass-in-memory.yaml"
 	// ClusterTemplate is a Cluster with a managed topology of that class.
 	ClusterTemplate = "cluster-template-in-memory-topology.yaml"
-	// ScaleClusterTemplate is the Cluster of Cluster API's scale test.
-	ScaleClusterTemplate = "cluster-template-in-memory-scale.yaml"
+	// InMemoryClassName is the ClusterClass ClusterClassTemplate defines.
+	InMemoryClassName = "in-memory"
 	// e2eConfig holds the variables Cluster API's e2e sets for them.
 	e2eConfig = "docker.yaml"
 )
@@ -82,7 +82,7 @@ func Render(ctx context.Context, binDir, template string, vars map[string]string
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("clusterctl generate yaml --from %s: %v: %s", template, err, bytes.TrimSpace(stderr.Bytes()))
+		return nil, fmt.Errorf("clusterctl generate yaml --from %s: %w: %s", template, err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	objects, err := yamlobjects.Read(out)
 	if err != nil {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,20 +15,59 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 )
+
+// TestExtension is where Cluster API's test Runtime Extension serves, fixed
+// before it first starts, so that ExtensionConfigs can name it while it is
+// started and stopped with each control plane it runs against.
+type TestExtension struct {
+	// URL is its HTTPS address, and CA the CA of its serving certificate.
+	URL string
+	CA  []byte
+	endpoint
+}
+
+// NewTestExtension picks the test extension's ports and writes its serving
+// certificate under dir.
+func NewTestExtension(dir string) (*TestExtension, error) {
+	caPEM, certPEM, keyPEM, err := sampleextension.SelfSignedCertificate([]string{"127.0.0.1", "localhost"}, 24*time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	e, err := newEndpoint(filepath.Join(dir, "certs", TestExtensionName), certPEM, keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	return &TestExtension{URL: "https://127.0.0.1:" + strconv.Itoa(e.webhook), CA: caPEM, endpoint: e}, nil
+}
+
+// Start runs the test extension against the control plane kubeconfig
+// names (it records lifecycle hooks in ConfigMaps there) and waits until
+// it serves.
+func (x *TestExtension) Start(ctx context.Context, binDir, kubeconfig, logPath string) (*managerprocess.Process, error) {
+	return startProvider(ctx, binDir, TestExtensionBinary, kubeconfig, logPath, nil, x.endpoint, defaultStartTimeout)
+}
 
 // TestExtensionConfig registers Cluster API's test extension as its e2e
 // does: its settings name the config (the extension keys its records by
 // it) and leave every lifecycle hook non-blocking unless a response is
-// preloaded, and its namespaceSelector admits only namespaces.
+// preloaded, and its namespaceSelector admits only namespaces (every
+// namespace when none is named).
 func (m *Management) TestExtensionConfig(name string, namespaces ...string) *runtimev1.ExtensionConfig {
+	selector := &metav1.LabelSelector{}
+	if len(namespaces) > 0 {
+		selector.MatchExpressions = []metav1.LabelSelectorRequirement{{
+			Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: namespaces,
+		}}
+	}
 	return &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: runtimev1.ExtensionConfigSpec{
-			ClientConfig: runtimev1.ClientConfig{URL: m.ExtensionURL, CABundle: m.ExtensionCA},
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: namespaces,
-			}}},
+			ClientConfig:      runtimev1.ClientConfig{URL: m.ExtensionURL, CABundle: m.ExtensionCA},
+			NamespaceSelector: selector,
 			Settings: map[string]string{
 				"extensionConfigName":          name,
 				"defaultAllHandlersToBlocking": "false",

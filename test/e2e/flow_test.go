@@ -45,8 +45,10 @@ const (
 const (
 	settleTimeout  = 3 * time.Minute
 	stepTimeout    = 8 * time.Minute
-	pollEvery      = time.Second
 	workerMachines = 2
+	// flowTimeout bounds one flow, waiting for the in-memory provider's
+	// port lock included: never a hang.
+	flowTimeout = 25 * time.Minute
 )
 
 // The managers a flow runs under: the drop-in always, and Cluster API's own
@@ -55,23 +57,26 @@ const managersEnv = "RSC_E2E_MANAGERS"
 
 type managerUnderTest struct{ name, binary string }
 
+// dropInName is the drop-in's name in RSC_E2E_MANAGERS and reports.
+const dropInName = "core-manager"
+
 func managers(t *testing.T, binDir string) []managerUnderTest {
 	t.Helper()
-	dropIn := managerUnderTest{name: "core-manager", binary: filepath.Join(binDir, "core-manager")}
-	if _, err := os.Stat(dropIn.binary); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: %s is missing: build it with `make core-manager`", dropIn.binary)
-		}
-		t.Skipf("%s is missing: build it with `make core-manager`", dropIn.binary)
-	}
-	names := strings.Split(os.Getenv(managersEnv), ",")
-	if os.Getenv(managersEnv) == "" {
-		names = []string{dropIn.name}
+	dropIn := managerUnderTest{name: dropInName, binary: filepath.Join(binDir, "core-manager")}
+	names := []string{dropIn.name}
+	if env := os.Getenv(managersEnv); env != "" {
+		names = strings.Split(env, ",")
 	}
 	var out []managerUnderTest
 	for _, name := range names {
-		switch name {
+		switch strings.TrimSpace(name) {
 		case dropIn.name:
+			if _, err := os.Stat(dropIn.binary); err != nil {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("CI=true: %s is missing: build it with `make core-manager`", dropIn.binary)
+				}
+				t.Skipf("%s is missing: build it with `make core-manager`", dropIn.binary)
+			}
 			out = append(out, dropIn)
 		case capibaseline.Binary:
 			out = append(out, managerUnderTest{name: capibaseline.Binary}) // empty binary: Cluster API's own
@@ -93,17 +98,15 @@ func TestFlow_ClusterAPIsProvisioningFlowPassesWithItsOwnProviders(t *testing.T)
 		t.Skip("starts a management cluster and provisions a Cluster")
 	}
 	binDir := capimanagement.Require(t)
-	var results []*flowResult
+	results := map[string]*flowResult{}
 	for _, m := range managers(t, binDir) {
-		if !t.Run(m.name, func(t *testing.T) { results = append(results, runFlow(t, binDir, m)) }) {
+		if !t.Run(m.name, func(t *testing.T) { results[m.name] = runFlow(t, binDir, m) }) {
 			return
 		}
+		t.Logf("%s", results[m.name].summary())
 	}
-	for _, r := range results {
-		t.Logf("%s", r.summary())
-	}
-	if len(results) == 2 {
-		compareFlows(t, results[1], results[0])
+	if baseline, ours := results[capibaseline.Binary], results[dropInName]; baseline != nil && ours != nil {
+		compareFlows(t, baseline, ours)
 	}
 }
 
@@ -119,7 +122,7 @@ type flow struct {
 }
 
 func runFlow(t *testing.T, binDir string, m managerUnderTest) *flowResult {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), flowTimeout)
 	t.Cleanup(cancel)
 	dir := t.TempDir()
 	mgmt, err := capimanagement.Start(ctx, capimanagement.Options{BinDir: binDir, Dir: dir, CoreManager: m.binary})
@@ -131,8 +134,7 @@ func runFlow(t *testing.T, binDir string, m managerUnderTest) *flowResult {
 		if !t.Failed() {
 			return
 		}
-		for _, name := range []string{capimanagement.CoreManagerName, capimanagement.BootstrapName, capimanagement.ControlPlaneName,
-			capimanagement.InfrastructureName, capimanagement.TestExtensionName} {
+		for _, name := range capimanagement.ProcessNames {
 			if data, err := os.ReadFile(mgmt.LogPath(name)); err == nil {
 				t.Logf("%s log (last 40 lines):\n%s", name, proctest.Tail(string(data), 40))
 			}
@@ -148,7 +150,8 @@ func runFlow(t *testing.T, binDir string, m managerUnderTest) *flowResult {
 		"KUBERNETES_VERSION":          vars["KUBERNETES_VERSION_UPGRADE_FROM"],
 		"CONTROL_PLANE_MACHINE_COUNT": "1",
 		"WORKER_MACHINE_COUNT":        strconv.Itoa(workerMachines),
-		// Its default in the template is quoted, and kept so.
+		// The class's handlers name this ExtensionConfig through it; the
+		// template's own default, "scale", would be kept with its quotes.
 		"EXTENSION_CONFIG_NAME": extensionConfigName,
 	} {
 		vars[name] = value
@@ -232,7 +235,7 @@ func (f *flow) createClusterClass(binDir string) {
 	f.create(objects)
 	f.eventually(settleTimeout, "the ClusterClass is VariablesReady with the test extension's variables", func() (bool, string) {
 		cc := &clusterv1.ClusterClass{}
-		if err := f.c.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: "in-memory"}, cc); err != nil {
+		if err := f.c.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: capimanagement.InMemoryClassName}, cc); err != nil {
 			return false, err.Error()
 		}
 		if !meta.IsStatusConditionTrue(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition) {
@@ -286,9 +289,18 @@ func (f *flow) createClusterBlockedByBeforeClusterCreate(binDir string) {
 		if got := recorded[hook]; got != "Status: Success, RetryAfterSeconds: 5" {
 			return false, fmt.Sprintf("BeforeClusterCreate recorded %q", got)
 		}
-		// Read after the blocking answer was recorded: the topology
-		// controller acts on that answer before it creates anything.
-		cluster := f.cluster()
+		// Asked again after the first retry, and still blocked: a manager
+		// that went ahead once the retry was due would have created the
+		// Cluster's objects by now.
+		if asked := f.requests("beforeclustercreate"); asked < 2 {
+			return false, fmt.Sprintf("BeforeClusterCreate asked %v times", asked)
+		}
+		// Read after the blocking answers were recorded: the topology
+		// controller acts on each answer before it creates anything.
+		cluster, err := f.readCluster()
+		if err != nil {
+			return false, err.Error()
+		}
 		if cluster.Spec.InfrastructureRef.IsDefined() || cluster.Spec.ControlPlaneRef.IsDefined() {
 			f.t.Fatalf("the topology controller created the Cluster's objects while BeforeClusterCreate blocked: %+v %+v",
 				cluster.Spec.InfrastructureRef, cluster.Spec.ControlPlaneRef)
@@ -303,18 +315,29 @@ func (f *flow) createClusterBlockedByBeforeClusterCreate(binDir string) {
 		f.t.Fatal(err)
 	}
 	f.eventually(settleTimeout, "creation goes ahead once BeforeClusterCreate succeeds", func() (bool, string) {
-		cluster := f.cluster()
+		cluster, err := f.readCluster()
+		if err != nil {
+			return false, err.Error()
+		}
 		return cluster.Spec.InfrastructureRef.IsDefined() && cluster.Spec.ControlPlaneRef.IsDefined(), "no infrastructure or control plane yet"
 	})
 }
 
 func (f *flow) cluster() *clusterv1.Cluster {
 	f.t.Helper()
-	cluster := &clusterv1.Cluster{}
-	if err := f.c.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: clusterName}, cluster); err != nil {
+	cluster, err := f.readCluster()
+	if err != nil {
 		f.t.Fatal(err)
 	}
 	return cluster
+}
+
+// readCluster reads the Cluster; checks polled by eventually use it and
+// retry on an error, which may be transient.
+func (f *flow) readCluster() (*clusterv1.Cluster, error) {
+	cluster := &clusterv1.Cluster{}
+	err := f.c.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: clusterName}, cluster)
+	return cluster, err
 }
 
 // waitAvailable waits until the Cluster is Available and its topology
@@ -322,7 +345,10 @@ func (f *flow) cluster() *clusterv1.Cluster {
 func (f *flow) waitAvailable(step string) {
 	f.t.Helper()
 	f.eventually(stepTimeout, "the Cluster is Available ("+step+")", func() (bool, string) {
-		cluster := f.cluster()
+		cluster, err := f.readCluster()
+		if err != nil {
+			return false, err.Error()
+		}
 		for _, want := range []string{clusterv1.AvailableCondition, clusterv1.ClusterTopologyReconciledCondition} {
 			c := meta.FindStatusCondition(cluster.Status.Conditions, want)
 			if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != cluster.Generation {
@@ -418,7 +444,10 @@ func (f *flow) scaleControlPlane(replicas int32) {
 	f.t.Helper()
 	f.patchCluster(func(c *clusterv1.Cluster) { c.Spec.Topology.ControlPlane.Replicas = &replicas })
 	f.eventually(stepTimeout, fmt.Sprintf("the control plane has %d ready replicas", replicas), func() (bool, string) {
-		cluster := f.cluster()
+		cluster, err := f.readCluster()
+		if err != nil {
+			return false, err.Error()
+		}
 		cp := cluster.Status.ControlPlane
 		if cp == nil || cp.ReadyReplicas == nil || *cp.ReadyReplicas != replicas || cp.Replicas == nil || *cp.Replicas != replicas {
 			return false, fmt.Sprintf("control plane status %+v", cp)

@@ -1,0 +1,77 @@
+package capimanagement
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
+)
+
+// endpoint is one process's ports on 127.0.0.1 and certificate directory.
+type endpoint struct {
+	webhook, health, diagnostics int
+	certDir                      string
+}
+
+// newEndpoint picks a process's ports and writes its serving certificate.
+func newEndpoint(certDir string, certPEM, keyPEM []byte) (endpoint, error) {
+	var e endpoint
+	for _, port := range []*int{&e.webhook, &e.health, &e.diagnostics} {
+		var err error
+		if *port, err = managerprocess.FreePort(); err != nil {
+			return endpoint{}, err
+		}
+	}
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return endpoint{}, err
+	}
+	if err := os.WriteFile(filepath.Join(certDir, "tls.crt"), certPEM, 0o600); err != nil {
+		return endpoint{}, err
+	}
+	if err := os.WriteFile(filepath.Join(certDir, "tls.key"), keyPEM, 0o600); err != nil {
+		return endpoint{}, err
+	}
+	e.certDir = certDir
+	return e, nil
+}
+
+// startProvider runs one of Cluster API's binaries other than the core
+// manager with its own ports and certificate directory. A process that does
+// not become ready fails with the last lines of its log.
+func startProvider(ctx context.Context, binDir, binary, kubeconfig, logPath string, env []string, e endpoint, timeout time.Duration) (*managerprocess.Process, error) {
+	p, err := managerprocess.Start(ctx, managerprocess.Options{
+		Binary: filepath.Join(binDir, binary),
+		Args: []string{
+			"--kubeconfig=" + kubeconfig,
+			"--feature-gates=" + FeatureGates,
+			"--webhook-port=" + strconv.Itoa(e.webhook),
+			"--webhook-cert-dir=" + e.certDir,
+			"--health-addr=127.0.0.1:" + strconv.Itoa(e.health),
+			"--insecure-diagnostics",
+			"--diagnostics-address=127.0.0.1:" + strconv.Itoa(e.diagnostics),
+		},
+		Env:          env,
+		LogPath:      logPath,
+		MetricsURL:   "http://127.0.0.1:" + strconv.Itoa(e.diagnostics) + "/metrics",
+		ReadyURL:     "http://127.0.0.1:" + strconv.Itoa(e.health) + "/readyz",
+		ReadyTimeout: timeout,
+	})
+	if err != nil {
+		return nil, withLogTail(fmt.Errorf("%s: %w", binary, err), logPath)
+	}
+	return p, nil
+}
+
+// withLogTail adds the last lines of a process's log to its failure.
+func withLogTail(err error, logPath string) error {
+	data, readErr := os.ReadFile(logPath)
+	if readErr != nil {
+		return err
+	}
+	return fmt.Errorf("%w\nlast lines of %s:\n%s", err, logPath, proctest.Tail(string(data), 30))
+}
