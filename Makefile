@@ -186,8 +186,8 @@ compare-core-manager: tools capi-baseline core-manager build-bench ## As make co
 
 E2E_REPORT := docs/e2e/flow.md
 
-.PHONY: e2e-compare
-e2e-compare: tools capi-baseline capi-providers core-manager ## Run Cluster API's provisioning flow (test extension, CABPK, KCP, in-memory provider) under the drop-in and then under Cluster API's own manager, each on a fresh control plane, compare them and write the figures to docs/e2e/flow.md.
+.PHONY: compare-flow
+compare-flow: tools capi-baseline capi-providers core-manager ## Run Cluster API's provisioning flow (test extension, CABPK, KCP, in-memory provider) under the drop-in and then under Cluster API's own manager, each on a fresh control plane, compare them and write the figures to docs/e2e/flow.md.
 	@mkdir -p $(dir $(E2E_REPORT))
 	RSC_BIN_DIR="$(BIN)" RSC_E2E_MANAGERS=core-manager,capi-baseline RSC_E2E_REPORT="$(ROOT)/$(E2E_REPORT)" \
 		$(GO) test -count=1 -timeout 40m -v -run TestFlow_ ./test/e2e/

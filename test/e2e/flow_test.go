@@ -52,7 +52,7 @@ const (
 )
 
 // The managers a flow runs under: the drop-in always, and Cluster API's own
-// beside it when RSC_E2E_MANAGERS says so (make e2e-compare).
+// beside it when RSC_E2E_MANAGERS says so (make compare-flow).
 const managersEnv = "RSC_E2E_MANAGERS"
 
 type managerUnderTest struct{ name, binary string }

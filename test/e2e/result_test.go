@@ -233,7 +233,7 @@ const reportEnv = "RSC_E2E_REPORT"
 func report(baseline, ours *flowResult, allowed []differential.Difference) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Cluster API's provisioning flow: the drop-in beside Cluster API's own manager\n\n")
-	fmt.Fprintf(&b, "One Cluster of Cluster API v1.14.2's in-memory ClusterClass (1 control plane, %d workers), its test extension, CABPK, KCP and the in-memory provider, one run each on a fresh local control plane (`make e2e-compare`).\n\n", workerMachines)
+	fmt.Fprintf(&b, "One Cluster of Cluster API v1.14.2's in-memory ClusterClass (1 control plane, %d workers), its test extension, CABPK, KCP and the in-memory provider, one run each on a fresh local control plane (`make compare-flow`).\n\n", workerMachines)
 	fmt.Fprintf(&b, "| step, time since the Cluster was created | drop-in | Cluster API |\n| --- | --- | --- |\n")
 	for _, step := range []string{"create", "upgrade", "scale", "delete"} {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", step, ours.steps[step], baseline.steps[step])
