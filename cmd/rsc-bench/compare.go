@@ -9,12 +9,12 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/auditcount"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/loadtest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/loadtest"
 )
 
 // controllerUser is the user each measured controller runs as, so that the

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/drill"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/drill"
 )
 
 type drillOptions struct {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/loadtest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/loadtest"
 )
 
 type loadtestOptions struct {

@@ -7,8 +7,8 @@ import (
 	"os"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/devrun"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/devrun"
 )
 
 const name = "rsc-dev"

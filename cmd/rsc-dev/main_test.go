@@ -24,10 +24,10 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 // launch is a running rsc-dev whose output the test reads.

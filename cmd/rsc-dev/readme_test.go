@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/readmecheck"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmecheck"
 )
 
 func TestREADME_FlagTableIsWhatHelpLists(t *testing.T) {

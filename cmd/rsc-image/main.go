@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/ociimage"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/ociimage"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/readmecheck"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmecheck"
 )
 
 func TestREADME_FlagTableIsWhatHelpLists(t *testing.T) {

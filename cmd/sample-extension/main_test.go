@@ -19,7 +19,7 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 )
 
 func TestRun_BadInputIsOneLineAndANonZeroExit(t *testing.T) {

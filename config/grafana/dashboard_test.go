@@ -17,8 +17,8 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup/setuptest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
 )
 
 var env *testenv.Env

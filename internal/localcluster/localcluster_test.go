@@ -19,9 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 )
 
 func startCluster(t *testing.T, dir string, port int) *Cluster {

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/proctest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 // endpoint is one process's ports on 127.0.0.1 and certificate directory.

@@ -13,8 +13,8 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/differential"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/differential"
 )
 
 // flowResult is what one run of the flow measured and saw.

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
 )
 
 var env *testenv.Env

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 )
 
 // flagLine is one flag in pflag's usage: its name, its type (none for a

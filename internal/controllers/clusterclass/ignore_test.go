@@ -10,8 +10,8 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 )
 
 // A DiscoverVariables handler with failurePolicy Ignore whose calls fail

@@ -16,8 +16,8 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/contract"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testenv"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 )
 
 // waitRefVersions waits for RefVersionsUpToDate with status and reason.

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 )
 
 // clientCA issues client certificates, as the CA an mTLS extension trusts.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 // ControllerOptions start one controller process.

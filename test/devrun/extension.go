@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 // CASecret holds the sample extension's CA under ca.crt; the examples'

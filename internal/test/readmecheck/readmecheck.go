@@ -14,7 +14,7 @@ import (
 // Path is the README at the root of the project.
 func Path() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "README.md")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "README.md")
 }
 
 // Table returns the first column of every row of the markdown table whose

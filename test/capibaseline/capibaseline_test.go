@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 )
 
 func TestStart_RunsClusterAPIsManagerWithItsRuntimeSDKControllers(t *testing.T) {

@@ -13,11 +13,11 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/drill"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/drill"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 // Cluster is a fresh local control plane serving Cluster API's core CRDs

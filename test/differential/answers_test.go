@@ -9,8 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 )
 
 // answerAllowances are the answers our client reads differently from

@@ -12,9 +12,9 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/benchfixture"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
 )
 
 // tierLabel splits namespaces into tiers "a" and "b"; configs with a
