@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
@@ -144,7 +144,7 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 	impersonated := *env.Config
 	impersonated.Impersonate.UserName = serviceAccount
 	logs := &testsync.Buffer{}
-	setuptest.Start(t, &impersonated, setup.Options{
+	setuptest.Start(t, &impersonated, standalone.Options{
 		LeaderElection:          true,
 		LeaderElectionNamespace: namespace,
 		Logger:                  zap.New(zap.WriteTo(logs)),
@@ -234,7 +234,7 @@ func TestDefault_MetricsAnswerOnlyATokenBoundToTheReaderRole(t *testing.T) {
 	}
 	impersonated := *env.Config
 	impersonated.Impersonate.UserName = serviceAccount
-	setuptest.Start(t, &impersonated, setup.Options{
+	setuptest.Start(t, &impersonated, standalone.Options{
 		MetricsBindAddress: "127.0.0.1:" + strconv.Itoa(port),
 		MetricsSecure:      true,
 		MetricsCertDir:     certDir,

@@ -21,7 +21,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -43,7 +43,7 @@ func main() {
 
 // options are the command line of the binary.
 type options struct {
-	manager    setup.Options
+	manager    standalone.Options
 	kubeconfig string
 	local      bool
 	localDir   string
@@ -163,7 +163,7 @@ func serve(ctx context.Context, o *options, stdout io.Writer) error {
 	defer cleanup()
 	restConfig.QPS, restConfig.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
 
-	mgr, err := setup.New(ctx, restConfig, o.manager)
+	mgr, err := standalone.New(ctx, restConfig, o.manager)
 	if err != nil {
 		return err
 	}

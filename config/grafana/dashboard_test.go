@@ -16,7 +16,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
 )
@@ -107,7 +107,7 @@ func exportedMetrics(t *testing.T) map[string]bool {
 		}
 	}
 
-	setuptest.Start(t, env.Config, setup.Options{})
+	setuptest.Start(t, env.Config, standalone.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// A ClusterClass to reconcile puts the work queues' series in place.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
@@ -47,7 +47,7 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	}
 
 	addsBefore := counter("events", "add")
-	setuptest.Start(t, env.Config, setup.Options{ReadOnly: true})
+	setuptest.Start(t, env.Config, standalone.Options{ReadOnly: true})
 
 	// The initial add of the config: the scan maps it to its 3 referencers.
 	testsync.Eventually(t, time.Minute, "initial add observed", func() (bool, string) {

@@ -1,5 +1,5 @@
-// Package setup assembles the controller-runtime manager that the
-// runtime-sdk-controller binary runs: scheme, metrics and probe endpoints,
-// leader election, and the controllers. Tests build the same manager through
-// it, so what they exercise is what operators run.
+// Package setup wires the ExtensionConfig and ClusterClass controllers into
+// any controller-runtime manager, around one handler registry, runtime
+// client and call cache: the standalone controller's (package standalone)
+// and the drop-in core manager's.
 package setup

@@ -12,6 +12,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/drill"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
@@ -86,7 +87,7 @@ func (c *inProcess) Name() string { return NameOurs }
 
 func (c *inProcess) Start(ctx context.Context, p Periods) error {
 	ctx, cancel := context.WithCancel(ctx)
-	mgr, err := setup.New(ctx, c.config, setup.Options{
+	mgr, err := standalone.New(ctx, c.config, standalone.Options{
 		Controllers: setup.Controllers{
 			VariablesCacheMaxAge:    p.VariablesMaxAge,
 			RediscoveryInterval:     p.ourResync(),

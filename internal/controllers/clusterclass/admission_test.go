@@ -15,6 +15,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -48,7 +49,7 @@ func TestAdmission_FollowsTheSelectorWhileDiscoveryFails(t *testing.T) {
 func TestAdmission_ANilSelectorReadsAsTheManagerSays(t *testing.T) {
 	for _, reading := range []extensionindex.NilSelector{extensionindex.NilAdmitsNone, extensionindex.NilAdmitsAll} {
 		t.Run(reading.String(), func(t *testing.T) {
-			startManagerWith(t, setup.Options{Controllers: setup.Controllers{NilSelector: reading}})
+			startManagerWith(t, standalone.Options{Controllers: setup.Controllers{NilSelector: reading}})
 			ext := startExtension(t, stringVariable("region", true))
 			config := createExtensionConfig(t, ext, nil)
 			ns := env.Namespace(t, map[string]string{"team": "a"})

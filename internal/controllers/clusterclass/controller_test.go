@@ -23,6 +23,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
@@ -43,11 +44,11 @@ const (
 // call cache) as the binary wires it, until the test ends.
 func startManager(t *testing.T) ctrl.Manager {
 	t.Helper()
-	return startManagerWith(t, setup.Options{})
+	return startManagerWith(t, standalone.Options{})
 }
 
 // startManagerWith starts the manager with test defaults under opts.
-func startManagerWith(t *testing.T, opts setup.Options) ctrl.Manager {
+func startManagerWith(t *testing.T, opts standalone.Options) ctrl.Manager {
 	t.Helper()
 	if opts.ClusterClassConcurrency == 0 {
 		opts.ClusterClassConcurrency = 20
@@ -356,7 +357,7 @@ func TestReconcile_WatchFilterLeavesOtherClassesAlone(t *testing.T) {
 	mine := testenv.ClusterClass(ns, "b-mine")
 	mine.Labels = map[string]string{clusterv1.WatchLabel: "shard-a"}
 	create(t, mine)
-	startManagerWith(t, setup.Options{Controllers: setup.Controllers{WatchFilterValue: "shard-a", ClusterClassConcurrency: 1}})
+	startManagerWith(t, standalone.Options{Controllers: setup.Controllers{WatchFilterValue: "shard-a", ClusterClassConcurrency: 1}})
 
 	waitVariablesReady(t, ns, "b-mine", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
 	theirs := get(t, ns, "a-theirs")
@@ -378,7 +379,7 @@ func TestReconcile_WatchFilterLeavesOtherClassesAlone(t *testing.T) {
 func TestReconcile_WithoutExtensionConfigsPublishesInlineVariablesOnly(t *testing.T) {
 	ext := startExtension(t, stringVariable("size", true))
 	config := createExtensionConfig(t, ext, nil)
-	startManagerWith(t, setup.Options{Controllers: setup.Controllers{WithoutExtensionConfigs: true}})
+	startManagerWith(t, standalone.Options{Controllers: setup.Controllers{WithoutExtensionConfigs: true}})
 	ns := env.Namespace(t, nil)
 	create(t, newClusterClass(ns, "cc", config, stringVariable("zone", false)))
 

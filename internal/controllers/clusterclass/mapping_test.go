@@ -26,6 +26,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -123,7 +124,7 @@ type mappingHarness struct {
 func startMapping(t *testing.T, selector *metav1.LabelSelector) *mappingHarness {
 	t.Helper()
 	rec := &reconciles{counts: map[types.NamespacedName]int{}}
-	startManagerWith(t, setup.Options{Controllers: setup.Controllers{RediscoveryInterval: rediscovery}, Logger: rec.logger()})
+	startManagerWith(t, standalone.Options{Controllers: setup.Controllers{RediscoveryInterval: rediscovery}, Logger: rec.logger()})
 	ext := startExtension(t, stringVariable("size", true))
 	h := &mappingHarness{t: t, reconciles: rec, ext: ext, config: createExtensionConfig(t, ext, selector)}
 	h.waitRediscoveries(1)

@@ -12,6 +12,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -23,7 +24,7 @@ import (
 // unchanged answer afterwards writes nothing.
 func TestRefresh_AnExtensionRolloutReachesEveryClusterClassUsingItsAnswer(t *testing.T) {
 	const maxAge = 2 * time.Second
-	startManagerWith(t, setup.Options{Controllers: setup.Controllers{VariablesCacheMaxAge: maxAge}})
+	startManagerWith(t, standalone.Options{Controllers: setup.Controllers{VariablesCacheMaxAge: maxAge}})
 	ext := startExtension(t, stringVariable("region", true))
 	config := createExtensionConfig(t, ext, nil)
 	ns := env.Namespace(t, nil)

@@ -7,20 +7,20 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 )
 
 // Start builds the manager with opts, with its probe endpoints off and its
 // metrics endpoint off unless opts bind it, and runs it until the test ends;
 // a manager that ends with an error fails the test.
-func Start(t testing.TB, config *rest.Config, opts setup.Options) ctrl.Manager {
+func Start(t testing.TB, config *rest.Config, opts standalone.Options) ctrl.Manager {
 	t.Helper()
 	if opts.MetricsBindAddress == "" {
 		opts.MetricsBindAddress = "0"
 	}
 	opts.HealthProbeBindAddress = "0"
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := setup.New(ctx, config, opts)
+	mgr, err := standalone.New(ctx, config, opts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

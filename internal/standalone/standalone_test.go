@@ -1,4 +1,4 @@
-package setup_test
+package standalone_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
@@ -48,7 +48,7 @@ func TestCache_KeepsNoSecretAnnotationsLabelsOrManagedFields(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	mgr := setuptest.Start(t, env.Config, setup.Options{})
+	mgr := setuptest.Start(t, env.Config, standalone.Options{})
 
 	cached := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
 	testsync.Eventually(t, 30*time.Second, "the Secret in the controller's cache", func() (bool, string) {

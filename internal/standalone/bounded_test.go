@@ -1,4 +1,4 @@
-package setup_test
+package standalone_test
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
@@ -42,7 +42,7 @@ func TestManager_ConfigsThatComeAndGoLeaveNothingBehind(t *testing.T) {
 	ext := sampleextensiontest.Start(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
 		sampleextension.DiscoverVariablesHandler: {benchfixture.StringVariable("region")},
 	}})
-	setuptest.Start(t, env.Config, setup.Options{})
+	setuptest.Start(t, env.Config, standalone.Options{})
 
 	createConfig := func(name string) error {
 		config := &runtimev1.ExtensionConfig{
