@@ -1,0 +1,157 @@
+package callcache
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+type handlerEntries[V any] struct {
+	fingerprint string
+	bySettings  map[string]*entry[V]
+}
+
+type entry[V any] struct {
+	handler, settingsKey string
+	fingerprint          string
+	value                V
+	at                   time.Time
+	older, newer         *entry[V]
+	// call asks the extension again, for a refresh.
+	call func(context.Context) (V, error)
+}
+
+func (c *Cache[V]) lookup(handler, fingerprint, settingsKey string) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var zero V
+	h, ok := c.handlers[handler]
+	if !ok {
+		return zero, false
+	}
+	if h.fingerprint != fingerprint {
+		// The registration changed: nothing stored can be trusted.
+		c.dropHandler(handler)
+		return zero, false
+	}
+	e, ok := h.bySettings[settingsKey]
+	if !ok {
+		return zero, false
+	}
+	// An answer in use is kept past its age: Refresh asks again and tells
+	// its users what changed. One nobody uses just expires.
+	if c.expired(e) && len(c.users[usersKey(handler, settingsKey)]) == 0 {
+		c.remove(e)
+		return zero, false
+	}
+	return e.value, true
+}
+
+// store keeps v as the answer and returns the users to tell when it
+// replaced a different answer. With onlyReplace, it stores nothing unless
+// an answer under the same fingerprint is still there: a refresh that
+// returns after the registration changed must not bring the old one back.
+func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call func(context.Context) (V, error), onlyReplace bool) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, ok := c.handlers[handler]
+	if onlyReplace {
+		if !ok || h.fingerprint != fingerprint || h.bySettings[settingsKey] == nil {
+			return nil
+		}
+	}
+	if ok && h.fingerprint != fingerprint {
+		c.dropHandler(handler)
+		ok = false
+	}
+	if !ok {
+		h = &handlerEntries[V]{fingerprint: fingerprint, bySettings: map[string]*entry[V]{}}
+		c.handlers[handler] = h
+	}
+	var changed []string
+	if old, ok := h.bySettings[settingsKey]; ok {
+		if c.equal == nil || !c.equal(old.value, v) {
+			changed = c.usersOf(usersKey(handler, settingsKey))
+		}
+		c.unlink(old)
+	}
+	e := &entry[V]{handler: handler, settingsKey: settingsKey, fingerprint: fingerprint, value: v, at: c.now(), call: call}
+	h.bySettings[settingsKey] = e
+	c.link(e)
+
+	// Entries expire in the order they were stored, so the expired ones
+	// are all at the oldest end; entries nobody looks up again go here.
+	// One in use stops the sweep: Refresh renews it.
+	for c.oldest != nil && c.expired(c.oldest) && len(c.users[usersKey(c.oldest.handler, c.oldest.settingsKey)]) == 0 {
+		c.remove(c.oldest)
+	}
+	for c.entries > c.maxEntries {
+		c.remove(c.oldest)
+	}
+	return changed
+}
+
+func (c *Cache[V]) expired(e *entry[V]) bool {
+	return c.maxAge > 0 && c.now().Sub(e.at) > c.maxAge
+}
+
+// dropHandler removes every entry of a handler.
+func (c *Cache[V]) dropHandler(handler string) {
+	h, ok := c.handlers[handler]
+	if !ok {
+		return
+	}
+	for _, e := range h.bySettings {
+		c.unlink(e)
+	}
+	delete(c.handlers, handler)
+}
+
+// remove drops one entry, and its handler once it holds no entry: a
+// handler's record must not outlive its answers.
+func (c *Cache[V]) remove(e *entry[V]) {
+	c.unlink(e)
+	h := c.handlers[e.handler]
+	delete(h.bySettings, e.settingsKey)
+	if len(h.bySettings) == 0 {
+		delete(c.handlers, e.handler)
+	}
+}
+
+// link appends e at the newest end of the list.
+func (c *Cache[V]) link(e *entry[V]) {
+	e.older, e.newer = c.newest, nil
+	if c.newest != nil {
+		c.newest.newer = e
+	} else {
+		c.oldest = e
+	}
+	c.newest = e
+	c.entries++
+}
+
+// unlink takes e out of the list; its handler's map is the caller's.
+func (c *Cache[V]) unlink(e *entry[V]) {
+	if e.older != nil {
+		e.older.newer = e.newer
+	} else {
+		c.oldest = e.newer
+	}
+	if e.newer != nil {
+		e.newer.older = e.older
+	} else {
+		c.newest = e.older
+	}
+	e.older, e.newer = nil, nil
+	c.entries--
+}
+
+// canonical encodes settings with sorted keys (encoding/json sorts map
+// keys), so equal maps give equal keys; nil and empty are the same request.
+func canonical(settings map[string]string) string {
+	if len(settings) == 0 {
+		return "{}"
+	}
+	data, _ := json.Marshal(settings) // map of strings: cannot fail
+	return string(data)
+}

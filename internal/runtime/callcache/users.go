@@ -1,0 +1,86 @@
+package callcache
+
+import (
+	"sort"
+)
+
+// usersKey names an answer for its users: handler and settings. The
+// fingerprint is left out: a registration change drops the handler's
+// answers and users alike.
+func usersKey(handler, settingsKey string) string { return handler + "\x00" + settingsKey }
+
+// SetOnChange sets who hears of answers that changed or whose refresh
+// failed; fn gets the users of the answer (see GetFor) and must not block.
+func (c *Cache[V]) SetOnChange(fn func(users []string)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onChange = fn
+}
+
+// Release forgets every answer user used: a ClusterClass calls it before
+// each reconcile, which then uses again what it still needs, and when it
+// is deleted.
+func (c *Cache[V]) Release(user string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key := range c.userKeys[user] {
+		delete(c.users[key], user)
+		if len(c.users[key]) == 0 {
+			delete(c.users, key)
+		}
+	}
+	delete(c.userKeys, user)
+}
+
+func (c *Cache[V]) use(user, key string) {
+	if user == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.users[key] == nil {
+		c.users[key] = map[string]struct{}{}
+	}
+	c.users[key][user] = struct{}{}
+	if c.userKeys[user] == nil {
+		c.userKeys[user] = map[string]struct{}{}
+	}
+	c.userKeys[user][key] = struct{}{}
+}
+
+// usersOf lists an answer's users; c.mu is held.
+func (c *Cache[V]) usersOf(key string) []string {
+	out := make([]string, 0, len(c.users[key]))
+	for user := range c.users[key] {
+		out = append(out, user)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// recovered clears a key's failure after a successful call and returns
+// the users to tell: those of a changed answer, or every user of an answer
+// that had failed, whose reconciles still show the failure.
+func (c *Cache[V]) recovered(flightKey, handler, settingsKey string, changed []string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, failed := c.failures[flightKey]; failed {
+		delete(c.failures, flightKey)
+		if len(changed) == 0 {
+			return c.usersOf(usersKey(handler, settingsKey))
+		}
+	}
+	return changed
+}
+
+func (c *Cache[V]) notify(users []string) {
+	if len(users) == 0 {
+		return
+	}
+	c.mu.Lock()
+	fn := c.onChange
+	c.mu.Unlock()
+	if fn != nil {
+		fn(users)
+	}
+}
