@@ -2,10 +2,8 @@ package localcluster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,8 +13,6 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
@@ -49,14 +45,6 @@ type Cluster struct {
 	etcd      *process
 	apiserver *process
 	config    *rest.Config
-}
-
-// ports are remembered in the data directory so that a restart serves the
-// same address the kubeconfig names and etcd finds its peer URL unchanged.
-type ports struct {
-	APIServer  int `json:"apiserver"`
-	EtcdClient int `json:"etcdClient"`
-	EtcdPeer   int `json:"etcdPeer"`
 }
 
 // stopGrace is how long a process gets to shut down cleanly before it is
@@ -127,9 +115,6 @@ func (c *Cluster) AuditLogPath() string { return filepath.Join(c.opts.Dir, "logs
 
 // Config returns a client configuration with cluster-admin rights.
 func (c *Cluster) Config() *rest.Config { return rest.CopyConfig(c.config) }
-
-// KubeconfigPath is the file that `export KUBECONFIG=...` should name.
-func (c *Cluster) KubeconfigPath() string { return filepath.Join(c.opts.Dir, "kubeconfig") }
 
 // Dir is the data directory.
 func (c *Cluster) Dir() string { return c.opts.Dir }
@@ -240,26 +225,6 @@ rules:
 - level: Metadata
 `
 
-// checkFree fails when an earlier run on this directory is still alive or a
-// port is taken, before anything is started.
-func (c *Cluster) checkFree() error {
-	for _, name := range []string{toolbin.Etcd, toolbin.KubeAPIServer} {
-		pidPath := filepath.Join(c.opts.Dir, "run", name+".pid")
-		if pid, alive := livePID(pidPath); alive {
-			return fmt.Errorf("%s from an earlier run on %s is still running (pid %d): stop that run first", name, c.opts.Dir, pid)
-		}
-	}
-	if err := portFree(c.state.APIServer); err != nil {
-		return fmt.Errorf("kube-apiserver: %w (pass another port, or stop what holds it)", err)
-	}
-	for _, port := range []int{c.state.EtcdClient, c.state.EtcdPeer} {
-		if err := portFree(port); err != nil {
-			return fmt.Errorf("etcd: %w (stop what holds it, or `make clean-local` to pick new ports)", err)
-		}
-	}
-	return nil
-}
-
 func (c *Cluster) startEtcd(ctx context.Context) error {
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(c.state.EtcdPeer)
 	c.etcd = &process{
@@ -286,90 +251,6 @@ func (c *Cluster) startEtcd(ctx context.Context) error {
 
 func (c *Cluster) etcdURL() string { return "http://127.0.0.1:" + strconv.Itoa(c.state.EtcdClient) }
 
-// loadPorts reads the ports of an earlier run, picks free ones for what is
-// missing, and lets Options.APIServerPort override the apiserver's.
-func (c *Cluster) loadPorts() (ports, error) {
-	var state ports
-	path := filepath.Join(c.opts.Dir, "ports.json")
-	if data, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(data, &state); err != nil {
-			return state, fmt.Errorf("%s does not parse (%v): delete it, or `make clean-local`", path, err)
-		}
-	}
-	if c.opts.APIServerPort != 0 {
-		state.APIServer = c.opts.APIServerPort
-	}
-	for _, port := range []*int{&state.APIServer, &state.EtcdClient, &state.EtcdPeer} {
-		if *port != 0 {
-			continue
-		}
-		free, err := freePort()
-		if err != nil {
-			return state, fmt.Errorf("pick a free port: %w", err)
-		}
-		*port = free
-	}
-	return state, nil
-}
-
-func (c *Cluster) saveFile(name string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(c.opts.Dir, name)
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-func (c *Cluster) restConfig() *rest.Config {
-	return &rest.Config{
-		Host: "https://127.0.0.1:" + strconv.Itoa(c.state.APIServer),
-		TLSClientConfig: rest.TLSClientConfig{
-			CAFile:   c.pki.caCert(),
-			CertFile: c.pki.adminCert(),
-			KeyFile:  c.pki.adminKey(),
-		},
-		QPS:   200,
-		Burst: 400,
-	}
-}
-
-// writeKubeconfig writes a kubeconfig that embeds the CA and admin
-// credentials, so it keeps working when copied elsewhere on this machine.
-func (c *Cluster) writeKubeconfig() error {
-	return c.writeKubeconfigFor("runtime-sdk-local", c.pki.adminCert(), c.pki.adminKey(), c.KubeconfigPath())
-}
-
-// writeKubeconfigFor writes, at path, a kubeconfig of a context named name
-// that embeds the CA and the client certificate and key at certPath and
-// keyPath, readable by its owner only.
-func (c *Cluster) writeKubeconfigFor(name, certPath, keyPath, path string) error {
-	ca, err := os.ReadFile(c.pki.caCert())
-	if err != nil {
-		return err
-	}
-	cert, err := os.ReadFile(certPath)
-	if err != nil {
-		return err
-	}
-	key, err := os.ReadFile(keyPath)
-	if err != nil {
-		return err
-	}
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: c.config.Host, CertificateAuthorityData: ca}
-	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key}
-	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: "default"}
-	cfg.CurrentContext = name
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		return fmt.Errorf("write kubeconfig %s: %w", path, err)
-	}
-	return os.Chmod(path, 0o600)
-}
-
 // ensureWritableDir creates dir and proves we can write into it, so an
 // unwritable location fails now with its name, not later inside etcd.
 func ensureWritableDir(dir string) error {
@@ -382,23 +263,6 @@ func ensureWritableDir(dir string) error {
 	}
 	probe.Close()
 	return os.Remove(probe.Name())
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func portFree(port int) error {
-	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
-	if err != nil {
-		return fmt.Errorf("port %d on 127.0.0.1 is in use", port)
-	}
-	return l.Close()
 }
 
 // waitReady polls url until it answers 200, the process exits, or the
