@@ -1,0 +1,260 @@
+package drill
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
+)
+
+// round makes one round's events, waits until the controller is quiet and
+// checks the statuses with a fresh controller.
+func (p *propertyWorld) round(ctx context.Context, round int) (PropertyRound, []PropertyEvent, error) {
+	r := PropertyRound{Round: round}
+	before, err := p.settledCounters(ctx)
+	if err != nil {
+		return r, nil, err
+	}
+	var events []PropertyEvent
+	// scoped[i] follows events[i] when its optimum depends on who uses a
+	// config by the time the controller acts on it.
+	var scoped []*scopedOptimum
+	grow := func() {
+		for _, s := range scoped {
+			if s != nil {
+				s.grow(p)
+			}
+		}
+	}
+	n := 1 + p.rng.IntN(p.o.MaxEventsPerRound)
+	for e := range n {
+		if e > 0 && p.o.MaxSpacing > 0 {
+			if err := pause(ctx, time.Duration(p.rng.Int64N(int64(p.o.MaxSpacing)))); err != nil {
+				return r, events, err
+			}
+		}
+		kinds := p.kinds()
+		kind := kinds[p.rng.IntN(len(kinds))]
+		ev := PropertyEvent{Round: round, Kind: kind}
+		var scope *scopedOptimum
+		if kind == eventManagerRestart {
+			// A restart reconciles everything again, and may repeat the
+			// work of the round's earlier events that was in flight.
+			ev.OptimumReconciles, ev.OptimumCalls = len(p.h.fixture.classes), p.requests(p.allAdmitted())
+			for i := range events {
+				ev.OptimumReconciles += events[i].OptimumReconciles
+				ev.OptimumCalls += events[i].OptimumCalls
+				if scoped[i] != nil {
+					ev.OptimumReconciles += len(scoped[i].reconciles)
+					ev.OptimumCalls += len(scoped[i].calls)
+				}
+			}
+			ev.Target = "controller"
+			if err := p.restart(ctx); err != nil {
+				return r, append(events, ev), err
+			}
+		} else {
+			var err error
+			if scope, err = p.apply(ctx, &ev); err != nil {
+				return r, append(events, ev), fmt.Errorf("%s %s: %w", ev.Kind, ev.Target, err)
+			}
+		}
+		events = append(events, ev)
+		scoped = append(scoped, scope)
+		grow()
+	}
+	for i := range events {
+		if scoped[i] != nil {
+			events[i].OptimumReconciles, events[i].OptimumCalls = len(scoped[i].reconciles), len(scoped[i].calls)
+		}
+		r.ReconcileBound += events[i].OptimumReconciles
+		r.CallBound += events[i].OptimumCalls
+	}
+	r.Events = len(events)
+	if r.Settled, err = p.settle(ctx, time.Now()); err != nil {
+		return r, events, err
+	}
+	after, err := p.settledCounters(ctx)
+	if err != nil {
+		return r, events, err
+	}
+	r.Reconciles = after.reconciles - before.reconciles
+	r.ReconcileErrors = after.errors - before.errors
+	r.IdleRefreshes = after.unchangedRefreshes - before.unchangedRefreshes
+	r.Calls = after.calls - before.calls - r.IdleRefreshes
+	r.ChangedRefreshes = after.changedRefreshes - before.changedRefreshes
+	r.FailedRefreshes = after.failedRefreshes - before.failedRefreshes
+	r.FreshWrites, err = p.checkFresh(ctx, round)
+	return r, events, err
+}
+
+// apply makes one event on the cluster or an extension and fills in its
+// target and optimum from the model, or returns the scope its optimum
+// follows.
+func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) (*scopedOptimum, error) {
+	f, c := p.h.fixture, p.h.client
+	switch ev.Kind {
+	case eventConfigCreate:
+		k := p.pickConfig(true)
+		ev.Target = f.extensions[k].name
+		p.exists[k] = true
+		return newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) }), p.createConfig(ctx, k)
+	case eventConfigDelete:
+		k := p.pickConfig(false)
+		ev.Target = f.extensions[k].name
+		p.exists[k] = false
+		scope := newScope(func() ([]int, []int) { return p.referencers(k), nil })
+		return scope, client.IgnoreNotFound(c.Delete(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: f.extensions[k].name}}))
+	case eventConfigSettings, eventConfigCA:
+		k := p.pickConfig(false)
+		ev.Target = f.extensions[k].name
+		if ev.Kind == eventConfigSettings {
+			f.extensions[k].revision++
+		} else {
+			p.extendedCA[k] = !p.extendedCA[k]
+			f.extensions[k].ca = p.baseCA[k]
+			if p.extendedCA[k] {
+				f.extensions[k].ca = append(slices.Clone(p.baseCA[k]), p.nextCA...)
+			}
+		}
+		scope := newScope(func() ([]int, []int) { a := p.admittedReferencers(k); return a, a })
+		return scope, f.updateConfig(ctx, c, k)
+	case eventConfigSelector:
+		k := p.pickConfig(false)
+		before := p.admissions()
+		current := f.extensions[k].selector
+		next := selectors[p.rng.IntN(len(selectors))]
+		for equalSelector(next, current) {
+			next = selectors[p.rng.IntN(len(selectors))]
+		}
+		f.extensions[k].selector = next.DeepCopy()
+		ev.Target = fmt.Sprintf("%s -> %s", f.extensions[k].name, metav1.FormatLabelSelector(next))
+		ev.OptimumReconciles, ev.OptimumCalls = p.flipped(before)
+		return nil, f.updateConfig(ctx, c, k)
+	case eventNamespaceLabel:
+		name := f.namespaces[p.rng.IntN(len(f.namespaces))]
+		before := p.admissions()
+		tier := benchfixture.OtherTier(f.labels[name][tierLabel])
+		f.labels[name] = map[string]string{tierLabel: tier}
+		ev.Target = name + " -> " + tier
+		ev.OptimumReconciles, ev.OptimumCalls = p.flipped(before)
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+tierLabel+`":"`+tier+`"}}}`))
+		return nil, c.Patch(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, patch)
+	case eventHandlerToggle:
+		k := p.pickConfig(false)
+		p.hasDiscover[k] = !p.hasDiscover[k]
+		ev.Target = fmt.Sprintf("%s serves DiscoverVariables: %t", f.extensions[k].name, p.hasDiscover[k])
+		f.extensions[k].server.SetHandlers(p.handlersOf(k))
+		// Discovery runs again on any change of the object.
+		scope := newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) })
+		return scope, p.touchConfig(ctx, k)
+	case eventAnswerChange:
+		k := p.pickConfig(false)
+		p.answer[k]++
+		ev.Target = fmt.Sprintf("%s answers rev%d", f.extensions[k].name, p.answer[k])
+		f.extensions[k].server.SetVariables(sampleextension.DiscoverVariablesHandler, answerOf(p.answer[k]))
+		// The refresh reaches whoever uses the answer by then.
+		return newScope(func() ([]int, []int) {
+			if !p.hasDiscover[k] {
+				return nil, nil
+			}
+			a := p.admittedReferencers(k)
+			return a, a
+		}), nil
+	case eventClassReference:
+		i := p.rng.IntN(len(f.classes))
+		f.classConfig[i] = p.rng.IntN(len(f.extensions))
+		p.flavour[i] = flavours[p.rng.IntN(len(flavours))]
+		ev.Target = fmt.Sprintf("%s -> %s/%s", f.classes[i], f.extensions[f.classConfig[i]].name, p.flavour[i])
+		ev.OptimumReconciles = 1
+		if f.admitted(i) {
+			ev.OptimumCalls = p.requests([]int{i})
+		}
+		return nil, p.setClassPatch(ctx, i)
+	}
+	return nil, fmt.Errorf("unknown event kind %q", ev.Kind)
+}
+
+// handlersOf is what extension k advertises: every default handler, less
+// DiscoverVariables while the drill has removed it.
+func (p *propertyWorld) handlersOf(k int) []runtimehooksv1.ExtensionHandler {
+	var out []runtimehooksv1.ExtensionHandler
+	for _, h := range sampleextension.DefaultHandlers() {
+		if h.Name == sampleextension.DiscoverVariablesHandler && !p.hasDiscover[k] {
+			continue
+		}
+		h.TimeoutSeconds = ptr.To[int32](10)
+		out = append(out, h)
+	}
+	return out
+}
+
+func (p *propertyWorld) createConfig(ctx context.Context, k int) error {
+	e := p.h.fixture.extensions[k]
+	// The deletion may still be in flight on the apiserver.
+	deadline := time.Now().Add(p.o.Timeout)
+	for {
+		err := p.h.client.Create(ctx, e.object())
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		if err := pause(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// touchConfig changes an annotation of config k: an update that changes
+// no registration, after which the controller runs Discovery again.
+func (p *propertyWorld) touchConfig(ctx context.Context, k int) error {
+	name := p.h.fixture.extensions[k].name
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"drill/touched":"`+strconv.FormatInt(time.Now().UnixNano(), 10)+`"}}}`))
+	return p.h.client.Patch(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: name}}, patch)
+}
+
+// setClassPatch rewrites ClusterClass i's patch from the model.
+func (p *propertyWorld) setClassPatch(ctx context.Context, i int) error {
+	f := p.h.fixture
+	cc := &clusterv1.ClusterClass{}
+	if err := p.h.client.Get(ctx, f.classes[i], cc); err != nil {
+		return err
+	}
+	base := cc.DeepCopy()
+	cc.Spec.Patches = f.clusterClass(i, p.settings(i)).Spec.Patches
+	return p.h.client.Patch(ctx, cc, client.MergeFrom(base))
+}
+
+// restart stops the controller and starts a new one with the same flags.
+func (p *propertyWorld) restart(ctx context.Context) error {
+	last, err := p.counters(ctx)
+	if err != nil {
+		return err
+	}
+	p.h.controller.Stop()
+	p.retired = last
+	p.restarts++
+	p.h.controller, err = StartController(ctx, p.controllerOptions(fmt.Sprintf("property-controller-%d.log", p.restarts)))
+	return err
+}
+
+func (p *propertyWorld) controllerOptions(log string) ControllerOptions {
+	args := append([]string{"--kube-api-qps", "500", "--kube-api-burst", "1000"}, p.args...)
+	return ControllerOptions{Binary: p.h.env.Binary, Kubeconfig: p.h.env.Kubeconfig, Args: args, LogPath: filepath.Join(p.h.env.LogDir, log)}
+}

@@ -1,0 +1,156 @@
+package drill
+
+import (
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// answerOf is what an extension answers at revision n: one variable every
+// revision shares and one that names the revision.
+func answerOf(n int) []clusterv1.ClusterClassVariable {
+	return []clusterv1.ClusterClassVariable{stringVariable("size"), stringVariable("rev" + strconv.Itoa(n))}
+}
+
+func (p *propertyWorld) settings(i int) map[string]string {
+	return map[string]string{"flavour": p.flavour[i]}
+}
+
+// usable reports whether config k exists and serves DiscoverVariables.
+func (p *propertyWorld) usable(k int) bool { return p.exists[k] && p.hasDiscover[k] }
+
+// referencers are the ClusterClasses using config k, in every namespace.
+func (p *propertyWorld) referencers(k int) []int {
+	var out []int
+	for i, c := range p.h.fixture.classConfig {
+		if c == k {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// admittedReferencers are the referencers of config k whose namespace
+// its selector admits.
+func (p *propertyWorld) admittedReferencers(k int) []int {
+	var out []int
+	for _, i := range p.referencers(k) {
+		if p.h.fixture.admitted(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// requests counts the distinct DiscoverVariables requests among classes.
+func (p *propertyWorld) requests(classes []int) int { return len(p.requestKeys(classes)) }
+
+// requestKeys are the distinct DiscoverVariables requests among classes:
+// one per (config, settings) whose config is usable.
+func (p *propertyWorld) requestKeys(classes []int) map[string]bool {
+	distinct := map[string]bool{}
+	for _, i := range classes {
+		if k := p.h.fixture.classConfig[i]; p.usable(k) {
+			distinct[strconv.Itoa(k)+"/"+p.flavour[i]] = true
+		}
+	}
+	return distinct
+}
+
+// admissions records whether each ClusterClass is admitted, to tell the
+// ones an admission change flips.
+func (p *propertyWorld) admissions() []bool {
+	out := make([]bool, len(p.h.fixture.classes))
+	for i := range out {
+		out[i] = p.h.fixture.admitted(i)
+	}
+	return out
+}
+
+// flipped are the ClusterClasses whose admission differs from before,
+// and the distinct requests of those newly admitted.
+func (p *propertyWorld) flipped(before []bool) (reconciles, calls int) {
+	var newly []int
+	for i, now := range p.admissions() {
+		if now != before[i] {
+			reconciles++
+			if now {
+				newly = append(newly, i)
+			}
+		}
+	}
+	return reconciles, p.requests(newly)
+}
+
+// kinds are the events that can happen now, a restart less often.
+func (p *propertyWorld) kinds() []string {
+	kinds := []string{eventNamespaceLabel, eventClassReference}
+	anyExists, anyDeleted := false, false
+	for k := range p.exists {
+		anyExists = anyExists || p.exists[k]
+		anyDeleted = anyDeleted || !p.exists[k]
+	}
+	if anyDeleted {
+		kinds = append(kinds, eventConfigCreate)
+	}
+	if anyExists {
+		kinds = append(kinds, eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventHandlerToggle, eventAnswerChange)
+	}
+	if p.rng.IntN(4) == 0 {
+		kinds = append(kinds, eventManagerRestart)
+	}
+	return kinds
+}
+
+// pickConfig picks a config that exists (or, with deleted, one that does not).
+func (p *propertyWorld) pickConfig(deleted bool) int {
+	var candidates []int
+	for k, exists := range p.exists {
+		if exists != deleted {
+			candidates = append(candidates, k)
+		}
+	}
+	return candidates[p.rng.IntN(len(candidates))]
+}
+
+func (p *propertyWorld) allAdmitted() []int {
+	var out []int
+	for i := range p.h.fixture.classes {
+		if p.h.fixture.admitted(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// scopedOptimum is the optimum of an event that reaches whoever uses a
+// config when the controller acts on it, which may be after later events
+// of the round changed who that is: every ClusterClass in scope at any
+// point from the event to the end of the round, and every request.
+type scopedOptimum struct {
+	scope      func() (reconcile, call []int)
+	reconciles map[int]bool
+	calls      map[string]bool
+}
+
+func newScope(scope func() (reconcile, call []int)) *scopedOptimum {
+	return &scopedOptimum{scope: scope, reconciles: map[int]bool{}, calls: map[string]bool{}}
+}
+
+func (s *scopedOptimum) grow(p *propertyWorld) {
+	reconcile, call := s.scope()
+	for _, i := range reconcile {
+		s.reconciles[i] = true
+	}
+	for key := range p.requestKeys(call) {
+		s.calls[key] = true
+	}
+}
+
+func equalSelector(a, b *metav1.LabelSelector) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return metav1.FormatLabelSelector(a) == metav1.FormatLabelSelector(b)
+}

@@ -1,0 +1,93 @@
+package drill
+
+import (
+	"fmt"
+	"time"
+)
+
+// PropertyEvent is one change the drill made, with what it could cost.
+type PropertyEvent struct {
+	Round  int    `json:"round"`
+	Kind   string `json:"kind"`
+	Target string `json:"target"`
+	// OptimumReconciles are the ClusterClasses the event could change;
+	// OptimumCalls the distinct DiscoverVariables requests whose answer
+	// it could change. For an event about a config, the controller acts on
+	// whoever uses the config when it gets there, so these count every
+	// ClusterClass and request in its scope at any point from the event
+	// to the end of the round.
+	OptimumReconciles int `json:"optimumReconciles"`
+	OptimumCalls      int `json:"optimumCalls"`
+}
+
+// PropertyRound is the account of one round: its events, what the
+// controller did until it was quiet, and the fresh controller's check.
+type PropertyRound struct {
+	Round  int `json:"round"`
+	Events int `json:"events"`
+	// Reconciles are the ClusterClass reconciles that succeeded; failed
+	// ones (ReconcileErrors) are retried, so the retry does the work.
+	Reconciles      int64 `json:"reconciles"`
+	ReconcileErrors int64 `json:"reconcileErrors"`
+	// Calls are DiscoverVariables calls that reached an extension, less
+	// the refreshes that found an answer unchanged (IdleRefreshes): those
+	// are the cost of the max age, paid whatever the events.
+	Calls         int64 `json:"calls"`
+	IdleRefreshes int64 `json:"idleRefreshes"`
+	// ChangedRefreshes and FailedRefreshes are the refreshes that found a
+	// new answer or an error; they are among Calls.
+	ChangedRefreshes int64 `json:"changedRefreshes"`
+	FailedRefreshes  int64 `json:"failedRefreshes"`
+	// ReconcileBound and CallBound sum the round's events' optima.
+	ReconcileBound int `json:"reconcileBound"`
+	CallBound      int `json:"callBound"`
+	// Settled is the time from the last event until the controller was quiet.
+	Settled time.Duration `json:"settled"`
+	// FreshWrites are the objects a freshly started controller changed.
+	FreshWrites []string `json:"freshWrites,omitempty"`
+}
+
+// PropertyReport is what the property drill saw.
+type PropertyReport struct {
+	Options PropertyOptions `json:"options"`
+	// Kinds counts the events by kind.
+	Kinds  map[string]int  `json:"kinds"`
+	Events []PropertyEvent `json:"events"`
+	Rounds []PropertyRound `json:"rounds"`
+	Checks int             `json:"checks"`
+	Totals PropertyRound   `json:"totals"`
+}
+
+func (t *PropertyRound) add(r PropertyRound) {
+	t.Events += r.Events
+	t.Reconciles += r.Reconciles
+	t.ReconcileErrors += r.ReconcileErrors
+	t.Calls += r.Calls
+	t.IdleRefreshes += r.IdleRefreshes
+	t.ReconcileBound += r.ReconcileBound
+	t.CallBound += r.CallBound
+	t.Settled = max(t.Settled, r.Settled)
+	t.FreshWrites = append(t.FreshWrites, r.FreshWrites...)
+}
+
+// Problems lists the rounds that broke a property.
+func (r *PropertyReport) Problems() []string {
+	var p []string
+	for _, rd := range r.Rounds {
+		if rd.Reconciles > int64(rd.ReconcileBound) {
+			p = append(p, fmt.Sprintf("seed %d, round %d: %d reconciles, above the events' optimum of %d",
+				r.Options.Seed, rd.Round, rd.Reconciles, rd.ReconcileBound))
+		}
+		if rd.Calls > int64(rd.CallBound) {
+			p = append(p, fmt.Sprintf("seed %d, round %d: %d DiscoverVariables calls, above the %d distinct requests the events could change",
+				r.Options.Seed, rd.Round, rd.Calls, rd.CallBound))
+		}
+	}
+	for _, w := range r.Totals.FreshWrites {
+		p = append(p, fmt.Sprintf("seed %d: %s", r.Options.Seed, w))
+	}
+	if r.Checks == 0 {
+		p = append(p, "no fresh controller ever checked the statuses")
+	}
+	return p
+}

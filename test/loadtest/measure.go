@@ -1,0 +1,274 @@
+package loadtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scanmapping"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
+)
+
+// event is one change to drive.
+type event struct {
+	name string
+	// apply makes the change.
+	apply func(ctx context.Context) (applied, error)
+	// optimum returns the reconciles and calls the event should cost.
+	optimum func() (reconciles, calls int)
+	// converged, when set, reports whether every affected ClusterClass
+	// shows the change; the time to get there is measured.
+	converged func(ctx context.Context) (bool, error)
+	note      string
+	// window, when set, makes the event last that long: it measures what
+	// passing time costs.
+	window time.Duration
+	// withoutIdleRefreshes leaves out of the row's calls the refreshes
+	// that found an answer unchanged: the max age's own cost, which the
+	// idle row accounts, paid again for every max age a slow event lasts.
+	withoutIdleRefreshes bool
+}
+
+// applied is what making an event's change took.
+type applied struct {
+	// writes are the API writes it took.
+	writes int
+	// scan is Cluster API's scan's account of those writes.
+	scan scanCount
+	// seen, when set, tells that the controller has seen the change
+	// (beyond going idle), such as a Discovery it causes.
+	seen func() (bool, error)
+}
+
+type scanCount struct{ enqueues, reconciles int }
+
+func (s *scanCount) add(o scanCount) {
+	s.enqueues += o.enqueues
+	s.reconciles += o.reconciles
+}
+
+func (r *run) measure(ctx context.Context, e event) (Row, error) {
+	enqueuedBefore := r.enqueued()
+	reconcilesBefore := r.reconciles()
+	callsBefore, discoveriesBefore := r.discoverVariablesCalls(), r.allDiscoveries()
+	_, idleBefore := r.controller.Refreshes()
+	optimumReconciles, optimumCalls := e.optimum()
+	var auditMark auditcount.Mark
+	if r.opts.Audit != nil {
+		var err error
+		if auditMark, err = r.opts.Audit.Mark(); err != nil {
+			return Row{}, err
+		}
+	}
+
+	started := time.Now()
+	change, err := e.apply(ctx)
+	if err != nil {
+		return Row{}, err
+	}
+	if e.window > 0 {
+		end := started.Add(e.window)
+		change.seen = func() (bool, error) { return !time.Now().Before(end), nil }
+	}
+	seen := change.seen
+	if seen == nil {
+		seen = func() (bool, error) { return true, nil }
+	}
+	var convergence time.Duration
+	notConverged := false
+	if e.converged != nil {
+		err := r.poll(ctx, "convergence", func() (bool, error) { return e.converged(ctx) }, false)
+		switch {
+		case errors.Is(err, errNotDone) && !r.simulated():
+			// A measured controller may leave the change for a resync:
+			// that is a result, not a failure of the run.
+			notConverged = true
+		case err != nil:
+			return Row{}, err
+		default:
+			convergence = time.Since(started)
+		}
+	}
+	if err := r.pollFor(ctx, "settle", seen, true, r.opts.Timeout+e.window); err != nil {
+		return Row{}, err
+	}
+	stale, err := r.staleClasses(ctx)
+	switch {
+	case err != nil:
+		return Row{}, err
+	case stale > 0 && r.simulated():
+		// Ours in this process must leave every status right; a measured
+		// process's stale statuses are a result to report.
+		return Row{}, fmt.Errorf("%d ClusterClasses have a stale status once the controller went quiet", stale)
+	}
+	calls := r.discoverVariablesCalls() - callsBefore
+	if e.withoutIdleRefreshes {
+		_, idleAfter := r.controller.Refreshes()
+		calls -= int64(idleAfter - idleBefore)
+	}
+	row := Row{
+		Event:             e.name,
+		Events:            change.writes,
+		Enqueues:          int(r.enqueued() - enqueuedBefore),
+		Reconciles:        int(r.reconciles() - reconcilesBefore),
+		Calls:             calls,
+		DiscoveryCalls:    r.allDiscoveries() - discoveriesBefore,
+		OptimumReconciles: optimumReconciles,
+		OptimumCalls:      optimumCalls,
+		ScanEnqueues:      change.scan.enqueues,
+		ScanReconciles:    change.scan.reconciles,
+		Convergence:       convergence,
+		NotConverged:      notConverged,
+		StaleAfter:        stale,
+		Note:              e.note,
+	}
+	if e.window > 0 {
+		row.Window = time.Since(started)
+	}
+	if r.opts.Audit != nil {
+		counts, err := r.opts.Audit.Since(auditMark)
+		if err != nil {
+			return Row{}, err
+		}
+		own := counts[r.opts.ControllerUser]
+		row.Requests, row.StatusWrites = &own.Requests, &own.ClusterClassStatusWrites
+	}
+	return row, nil
+}
+
+// simulated reports whether ours runs in this process, where the run's
+// own expectations hold: an event that does not converge is then a failure.
+func (r *run) simulated() bool {
+	_, ok := r.controller.(*inProcess)
+	return ok
+}
+
+// allDiscoveries counts the Discovery calls every extension served.
+func (r *run) allDiscoveries() int64 {
+	var total int64
+	for i := range r.fixture.configs {
+		total += r.discoveries(i)
+	}
+	return total
+}
+
+func (r *run) enqueued() float64 {
+	total := 0.0
+	for _, trigger := range []string{metrics.TriggerClusterClass, metrics.TriggerExtensionConfig, metrics.TriggerNamespace, metrics.TriggerRefresh} {
+		total += testutil.ToFloat64(metrics.ClusterClassEnqueued.WithLabelValues(trigger))
+	}
+	return total
+}
+
+// discoverVariablesCalls counts the DiscoverVariables calls the
+// extensions served.
+func (r *run) discoverVariablesCalls() int64 {
+	var total int64
+	for _, c := range r.fixture.configs {
+		total += c.extension.Server.Calls()["DiscoverVariables/"+sampleextension.DiscoverVariablesHandler]
+	}
+	return total
+}
+
+func (r *run) discoveries(i int) int64 {
+	return r.fixture.configs[i].extension.Server.Calls()["Discovery"]
+}
+
+// scanUpdate is the scan's account of one update event of config i.
+func (r *run) scanUpdate(ctx context.Context, old, new *runtimev1.ExtensionConfig) (scanCount, error) {
+	simulated, ok := r.controller.(*inProcess)
+	if !ok {
+		// Only beside our controller in this process; measured
+		// controllers have no simulation beside them.
+		return scanCount{}, nil
+	}
+	reader := simulated.cache()
+	before, err := scanmapping.Map(ctx, reader, old)
+	if err != nil {
+		return scanCount{}, err
+	}
+	after, err := scanmapping.Map(ctx, reader, new)
+	if err != nil {
+		return scanCount{}, err
+	}
+	distinct := map[string]bool{}
+	for _, req := range append(before, after...) {
+		distinct[req.String()] = true
+	}
+	return scanCount{enqueues: len(before) + len(after), reconciles: len(distinct)}, nil
+}
+
+func (r *run) getConfig(ctx context.Context, i int) (*runtimev1.ExtensionConfig, error) {
+	ext := &runtimev1.ExtensionConfig{}
+	err := r.client.Get(ctx, client.ObjectKey{Name: r.fixture.configs[i].name}, ext)
+	return ext, err
+}
+
+// updateConfig applies mutate to config i and returns the scan's account.
+func (r *run) updateConfig(ctx context.Context, i int, mutate func(*runtimev1.ExtensionConfig)) (scanCount, error) {
+	old, err := r.getConfig(ctx, i)
+	if err != nil {
+		return scanCount{}, err
+	}
+	updated := old.DeepCopy()
+	mutate(updated)
+	if err := r.client.Update(ctx, updated); err != nil {
+		return scanCount{}, err
+	}
+	return r.scanUpdate(ctx, old, updated)
+}
+
+// discoveredAgain returns a check that config i ran Discovery since now.
+func (r *run) discoveredAgain(i int) func() (bool, error) {
+	base := r.discoveries(i)
+	return func() (bool, error) { return r.discoveries(i) > base, nil }
+}
+
+// affected counts, for config i under a registration change, the admitted
+// referencers and whether a call is needed.
+func (r *run) affectedByRegistration(i int) (reconciles, calls int) {
+	for _, cf := range r.fixture.referencers(i) {
+		if r.fixture.admitted(i, r.fixture.namespaces[cf.namespace]) {
+			reconciles++
+		}
+	}
+	if reconciles > 0 {
+		calls = 1
+	}
+	return reconciles, calls
+}
+
+// showsVariable reports whether every referencer of config i that can
+// publish variables (all its references admit its namespace) publishes
+// variable name.
+func (r *run) showsVariable(ctx context.Context, i int, name string) (bool, error) {
+	for _, cf := range r.fixture.referencers(i) {
+		// A ClusterClass with any reference its namespace may not use
+		// keeps its last good variables by design; it cannot show them.
+		if !r.fixture.admittedEverywhere(cf) {
+			continue
+		}
+		cc := &clusterv1.ClusterClass{}
+		if err := r.client.Get(ctx, client.ObjectKey{Namespace: cf.namespace, Name: cf.name}, cc); err != nil {
+			return false, err
+		}
+		found := false
+		for _, v := range cc.Status.Variables {
+			if v.Name == name {
+				found = true
+			}
+		}
+		if !found {
+			return false, nil
+		}
+	}
+	return true, nil
+}
