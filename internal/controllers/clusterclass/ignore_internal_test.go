@@ -2,8 +2,6 @@ package clusterclass
 
 import (
 	"context"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,25 +18,11 @@ import (
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
-
-// answeringWith serves every call with code and body as they are.
-func answeringWith(t *testing.T, code int, body string) runtimev1.ClientConfig {
-	t.Helper()
-	url, ca, stop, err := sampleextension.StartTLS(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.WriteHeader(code)
-		_, _ = io.WriteString(w, body)
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return runtimev1.ClientConfig{URL: url, CABundle: ca}
-}
 
 // discoveryUnderTest is a Reconciler that calls real extensions, without a
 // cluster, and a ClusterClass with an inline variable "zone" and one
@@ -105,12 +89,7 @@ func (d *discoveryUnderTest) reconcile(t *testing.T) (ready bool, retry error, c
 // published as ready. The reconcile is still retried, and the failure is
 // never cached as an answer.
 func TestReconcileVariables_FailurePolicyIgnoreDropsOnlyCallsWithoutAReadableAnswer(t *testing.T) {
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	unreachable := "https://" + closed.Addr().String()
-	closed.Close()
+	unreachable := sampleextensiontest.UnreachableURL(t)
 	size := `{"name":"size","required":true,"schema":{"openAPIV3Schema":{"type":"string"}}}`
 
 	tests := []struct {
@@ -122,24 +101,24 @@ func TestReconcileVariables_FailurePolicyIgnoreDropsOnlyCallsWithoutAReadableAns
 		want    string
 	}{
 		{name: "unreachable", ignored: true, want: "unreachable", config: func(t *testing.T) runtimev1.ClientConfig {
-			return runtimev1.ClientConfig{URL: unreachable, CABundle: answeringWith(t, http.StatusOK, "").CABundle}
+			return runtimev1.ClientConfig{URL: unreachable, CABundle: sampleextensiontest.Answering(t, http.StatusOK, "").CABundle}
 		}},
 		{name: "HTTP 500", ignored: true, want: "answered HTTP 500", config: func(t *testing.T) runtimev1.ClientConfig {
-			return answeringWith(t, http.StatusInternalServerError, "boom")
+			return sampleextensiontest.Answering(t, http.StatusInternalServerError, "boom")
 		}},
 		{name: "body not JSON", ignored: true, want: "not a JSON object", config: func(t *testing.T) runtimev1.ClientConfig {
-			return answeringWith(t, http.StatusOK, "<html>")
+			return sampleextensiontest.Answering(t, http.StatusOK, "<html>")
 		}},
 		// Cluster API's client would keep the variables decoded before the
 		// bad field; as our drop-in's client, none of half an answer is kept.
 		{name: "JSON of another shape after a variable", ignored: true, want: "cannot unmarshal number", config: func(t *testing.T) runtimev1.ClientConfig {
-			return answeringWith(t, http.StatusOK, `{"status":"Success","variables":[`+size+`],"message":5}`)
+			return sampleextensiontest.Answering(t, http.StatusOK, `{"status":"Success","variables":[`+size+`],"message":5}`)
 		}},
 		{name: "status Failure", want: `answered status "Failure": no`, config: func(t *testing.T) runtimev1.ClientConfig {
-			return answeringWith(t, http.StatusOK, `{"status":"Failure","message":"no"}`)
+			return sampleextensiontest.Answering(t, http.StatusOK, `{"status":"Failure","message":"no"}`)
 		}},
 		{name: "another hook's kind", want: "answered a GeneratePatchesResponse where a DiscoverVariablesResponse was expected", config: func(t *testing.T) runtimev1.ClientConfig {
-			return answeringWith(t, http.StatusOK, `{"kind":"GeneratePatchesResponse","status":"Success","variables":[`+size+`]}`)
+			return sampleextensiontest.Answering(t, http.StatusOK, `{"kind":"GeneratePatchesResponse","status":"Success","variables":[`+size+`]}`)
 		}},
 	}
 	for _, tt := range tests {

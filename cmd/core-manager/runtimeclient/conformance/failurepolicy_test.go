@@ -2,8 +2,6 @@ package conformance_test
 
 import (
 	"context"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,22 +15,8 @@ import (
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 )
-
-// answering serves every call with code and body as they are.
-func answering(t *testing.T, code int, body string) runtimev1.ClientConfig {
-	t.Helper()
-	url, ca, stop, err := sampleextension.StartTLS(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.WriteHeader(code)
-		_, _ = io.WriteString(w, body)
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return runtimev1.ClientConfig{URL: url, CABundle: ca}
-}
 
 // withPatchesHandler returns our client behind Cluster API's interface,
 // with one GeneratePatches handler, patches.ext, registered at config.
@@ -64,12 +48,7 @@ func withPatchesHandler(t *testing.T, config runtimev1.ClientConfig, policy runt
 // 200, not JSON of the response's type) and of nothing else. Ignore
 // "ignored" means the call succeeds with no patches.
 func TestCallExtension_FailurePolicyIgnoresOnlyCallsWithoutAReadableAnswer(t *testing.T) {
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	unreachable := "https://" + closed.Addr().String()
-	closed.Close()
+	unreachable := sampleextensiontest.UnreachableURL(t)
 	patch := `"items":[{"uid":"u1","patchType":"JSONPatch","patch":"W10="}]`
 	const prefix = `failed to call extension handler "patches.ext": `
 
@@ -84,7 +63,7 @@ func TestCallExtension_FailurePolicyIgnoresOnlyCallsWithoutAReadableAnswer(t *te
 	}{
 		{name: "unreachable", ignored: true, want: "unreachable",
 			config: func(t *testing.T) runtimev1.ClientConfig {
-				return runtimev1.ClientConfig{URL: unreachable, CABundle: answering(t, http.StatusOK, "").CABundle}
+				return runtimev1.ClientConfig{URL: unreachable, CABundle: sampleextensiontest.Answering(t, http.StatusOK, "").CABundle}
 			}},
 		{name: "timeout", ignored: true, want: "did not answer within 1s",
 			config: func(t *testing.T) runtimev1.ClientConfig {
@@ -96,35 +75,41 @@ func TestCallExtension_FailurePolicyIgnoresOnlyCallsWithoutAReadableAnswer(t *te
 				return runtimev1.ClientConfig{URL: url, CABundle: ca}
 			}},
 		{name: "HTTP 500", ignored: true, want: "answered HTTP 500",
-			config: func(t *testing.T) runtimev1.ClientConfig { return answering(t, http.StatusInternalServerError, "boom") }},
+			config: func(t *testing.T) runtimev1.ClientConfig {
+				return sampleextensiontest.Answering(t, http.StatusInternalServerError, "boom")
+			}},
 		{name: "body not JSON", ignored: true, want: "not a JSON object",
-			config: func(t *testing.T) runtimev1.ClientConfig { return answering(t, http.StatusOK, "<html>") }},
+			config: func(t *testing.T) runtimev1.ClientConfig {
+				return sampleextensiontest.Answering(t, http.StatusOK, "<html>")
+			}},
 		// Unlike Cluster API's client, no half-decoded patch survives.
 		{name: "JSON of another shape after a patch", ignored: true, want: "cannot unmarshal number",
 			config: func(t *testing.T) runtimev1.ClientConfig {
-				return answering(t, http.StatusOK, `{"status":"Success",`+patch+`,"message":5}`)
+				return sampleextensiontest.Answering(t, http.StatusOK, `{"status":"Success",`+patch+`,"message":5}`)
 			}},
 		{name: "status Failure", want: prefix + "got failure response with message: no",
 			config: func(t *testing.T) runtimev1.ClientConfig {
-				return answering(t, http.StatusOK, `{"status":"Failure","message":"no"}`)
+				return sampleextensiontest.Answering(t, http.StatusOK, `{"status":"Failure","message":"no"}`)
 			}},
 		{name: "status unknown", want: prefix + `got unknown response status "Maybe" with message: hm`,
 			config: func(t *testing.T) runtimev1.ClientConfig {
-				return answering(t, http.StatusOK, `{"status":"Maybe","message":"hm",`+patch+`}`)
+				return sampleextensiontest.Answering(t, http.StatusOK, `{"status":"Maybe","message":"hm",`+patch+`}`)
 			}},
 		{name: "no status", want: prefix + `got unknown response status "" with message: `,
-			config: func(t *testing.T) runtimev1.ClientConfig { return answering(t, http.StatusOK, `{`+patch+`}`) }},
+			config: func(t *testing.T) runtimev1.ClientConfig {
+				return sampleextensiontest.Answering(t, http.StatusOK, `{`+patch+`}`)
+			}},
 		{name: "over the size bound", opts: rtclient.Options{MaxResponseBytes: 1024}, want: "larger than 1024 bytes",
 			config: func(t *testing.T) runtimev1.ClientConfig {
-				return answering(t, http.StatusOK, `{"status":"Success",`+patch+`,"message":"`+strings.Repeat("x", 2048)+`"}`)
+				return sampleextensiontest.Answering(t, http.StatusOK, `{"status":"Success",`+patch+`,"message":"`+strings.Repeat("x", 2048)+`"}`)
 			}},
 		{name: "another hook's kind", want: "answered a ValidateTopologyResponse where a GeneratePatchesResponse was expected",
 			config: func(t *testing.T) runtimev1.ClientConfig {
-				return answering(t, http.StatusOK, `{"kind":"ValidateTopologyResponse","status":"Success"}`)
+				return sampleextensiontest.Answering(t, http.StatusOK, `{"kind":"ValidateTopologyResponse","status":"Success"}`)
 			}},
 		{name: "caBundle without PEM", want: "caBundle holds no PEM",
 			config: func(t *testing.T) runtimev1.ClientConfig {
-				return runtimev1.ClientConfig{URL: answering(t, http.StatusOK, "").URL, CABundle: []byte("not pem")}
+				return runtimev1.ClientConfig{URL: sampleextensiontest.Answering(t, http.StatusOK, "").URL, CABundle: []byte("not pem")}
 			}},
 		{name: "url not https", want: "must use https",
 			config: func(*testing.T) runtimev1.ClientConfig { return runtimev1.ClientConfig{URL: "http://127.0.0.1:1"} }},

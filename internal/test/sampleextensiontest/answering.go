@@ -1,0 +1,40 @@
+package sampleextensiontest
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"testing"
+
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+)
+
+// Answering serves every call, until the test ends, with code and body as
+// they are: an extension that answers what a test needs, right or wrong.
+func Answering(t testing.TB, code int, body string) runtimev1.ClientConfig {
+	t.Helper()
+	url, ca, stop, err := sampleextension.StartTLS(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(code)
+		_, _ = io.WriteString(w, body)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return runtimev1.ClientConfig{URL: url, CABundle: ca}
+}
+
+// UnreachableURL is an https URL on 127.0.0.1 where nothing listens: a port
+// that was free a moment ago.
+func UnreachableURL(t testing.TB) string {
+	t.Helper()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closed.Close()
+	return "https://" + closed.Addr().String()
+}
