@@ -48,21 +48,13 @@ func Check(binDir string) error {
 // where `make test` must have built them.
 func Require(t testing.TB) string {
 	t.Helper()
-	binDir, err := toolbin.Dir()
-	if err == nil {
-		err = toolbin.CheckAll(binDir, toolbin.Etcd, toolbin.KubeAPIServer)
-	}
-	if err == nil {
-		err = capibaseline.Check(binDir)
-	}
-	if err == nil {
-		err = Check(binDir)
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: %v", err)
+	return capibaseline.RequireWith(t, func(binDir string) error {
+		if err := toolbin.CheckAll(binDir, toolbin.Etcd, toolbin.KubeAPIServer); err != nil {
+			return err
 		}
-		t.Skipf("%v", err)
-	}
-	return binDir
+		if err := capibaseline.Check(binDir); err != nil {
+			return err
+		}
+		return Check(binDir)
+	})
 }
