@@ -21,6 +21,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/cmdline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -58,14 +59,7 @@ func startRuntimeSDK(t *testing.T) *assembly {
 		cancel()
 		t.Fatal("no runtime client with RuntimeSDK on")
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	setuptest.Run(t, ctx, cancel, mgr)
 	return a
 }
 

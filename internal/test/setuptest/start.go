@@ -25,6 +25,14 @@ func Start(t testing.TB, config *rest.Config, opts standalone.Options) ctrl.Mana
 		cancel()
 		t.Fatal(err)
 	}
+	Run(t, ctx, cancel, mgr)
+	return mgr
+}
+
+// Run starts mgr with ctx until the test ends, when cancel stops it; a
+// manager that ends with an error fails the test.
+func Run(t testing.TB, ctx context.Context, cancel context.CancelFunc, mgr ctrl.Manager) {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
 	t.Cleanup(func() {
@@ -33,5 +41,4 @@ func Start(t testing.TB, config *rest.Config, opts standalone.Options) ctrl.Mana
 			t.Errorf("manager: %v", err)
 		}
 	})
-	return mgr
 }
