@@ -1,3 +1,3 @@
-// Package setuptest starts the manager setup builds, as the binary runs
+// Package setuptest starts the manager package standalone builds, as the binary runs
 // it, for the length of one test. Only tests import it.
 package setuptest
