@@ -110,9 +110,10 @@ func (f *flow) snapshotStatus() {
 	}
 	f.result.status = s
 	// Reasons such as scaling settle after Available: take the conditions
-	// once every one has seen the Cluster's generation and two reads in a
-	// row agree.
+	// once they have read the same for quietFor. (A condition that did not
+	// change keeps the observedGeneration it was last set at.)
 	var last []string
+	var since time.Time
 	f.eventually(settleTimeout, "the Cluster's conditions settle", func() (bool, string) {
 		cluster, err := f.readCluster()
 		if err != nil {
@@ -120,18 +121,20 @@ func (f *flow) snapshotStatus() {
 		}
 		var now []string
 		for _, c := range cluster.Status.Conditions {
-			if c.ObservedGeneration != cluster.Generation {
-				return false, fmt.Sprintf("%s is at generation %d of %d", c.Type, c.ObservedGeneration, cluster.Generation)
-			}
 			now = append(now, fmt.Sprintf("%s=%s (%s)", c.Type, c.Status, c.Reason))
 		}
 		sort.Strings(now)
-		settled := slices.Equal(now, last)
-		last = now
-		return settled, "conditions still changing"
+		if !slices.Equal(now, last) {
+			last, since = now, time.Now()
+		}
+		return time.Since(since) >= quietFor, "conditions still changing"
 	})
 	f.result.conditions = last
 }
+
+// quietFor is how long the Cluster's conditions must stay the same to
+// count as settled.
+const quietFor = 3 * time.Second
 
 // summary is one run in a few lines, for the test log.
 func (r *flowResult) summary() string {
