@@ -2,6 +2,7 @@ package drill
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
 // PropertyOptions shape the property drill.
@@ -206,21 +208,15 @@ type counters struct {
 // extensions takes a few milliseconds. After 5 seconds of change it
 // returns the last reading; the round's bounds then show any call it split.
 func (p *propertyWorld) settledCounters(ctx context.Context) (counters, error) {
-	deadline := time.Now().Add(5 * time.Second)
-	last, err := p.counters(ctx)
-	for err == nil && time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return last, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		var c counters
-		if c, err = p.counters(ctx); err == nil && c == last {
-			return c, nil
-		}
-		last = c
+	c, _, err := quiet.Wait(ctx, quiet.Options{Quiet: 100 * time.Millisecond, Timeout: 5 * time.Second, Interval: 100 * time.Millisecond},
+		quiet.Equal[counters], func() (counters, bool, error) {
+			now, err := p.counters(ctx)
+			return now, true, err
+		})
+	if errors.Is(err, quiet.ErrTimeout) {
+		return c, nil
 	}
-	return last, err
+	return c, err
 }
 
 func (p *propertyWorld) counters(ctx context.Context) (counters, error) {
@@ -254,38 +250,13 @@ func (p *propertyWorld) servedCalls() int64 {
 // the quiet period. It returns the time from lastEvent.
 func (p *propertyWorld) settle(ctx context.Context, lastEvent time.Time) (time.Duration, error) {
 	refreshed := lastEvent.Add(p.o.CacheMaxAge + clusterclass.RefreshIntervalFor(p.o.CacheMaxAge) + 500*time.Millisecond)
-	lastMoved, err := waitQuiet(ctx, p.o.Timeout, p.o.Quiet, func() (int64, bool, error) {
-		c, err := p.counters(ctx)
-		return c.reconciles + c.errors, time.Now().After(refreshed), err
-	})
+	_, lastMoved, err := quiet.Wait(ctx, quiet.Options{Quiet: p.o.Quiet, Timeout: p.o.Timeout, Interval: 200 * time.Millisecond},
+		quiet.Equal[int64], func() (int64, bool, error) {
+			c, err := p.counters(ctx)
+			return c.reconciles + c.errors, time.Now().After(refreshed), err
+		})
 	if err != nil {
 		return 0, fmt.Errorf("after the last event: %w", err)
 	}
 	return lastMoved.Sub(lastEvent), nil
-}
-
-// waitQuiet polls read until it reports done and the work it counts has
-// not moved for quiet. It returns when the count last moved.
-func waitQuiet(ctx context.Context, timeout, quiet time.Duration, read func() (work int64, done bool, err error)) (time.Time, error) {
-	var last int64 = -1
-	lastMoved := time.Now()
-	deadline := time.Now().Add(timeout)
-	for {
-		work, done, err := read()
-		if err != nil {
-			return lastMoved, err
-		}
-		if work != last {
-			last, lastMoved = work, time.Now()
-		}
-		if done && time.Since(lastMoved) >= quiet {
-			return lastMoved, nil
-		}
-		if time.Now().After(deadline) {
-			return lastMoved, fmt.Errorf("still working, or not done, after %s", timeout)
-		}
-		if err := pause(ctx, 200*time.Millisecond); err != nil {
-			return lastMoved, err
-		}
-	}
 }

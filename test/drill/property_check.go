@@ -9,6 +9,8 @@ import (
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
 // objectState is what the fresh check compares: an object's
@@ -72,11 +74,12 @@ func (p *propertyWorld) checkFresh(ctx context.Context, round int) ([]string, er
 	}
 	defer checker.Stop()
 	var s Sample
-	if _, err := waitQuiet(ctx, p.o.Timeout, time.Second, func() (int64, bool, error) {
-		var err error
-		s, err = checker.Sample(ctx)
-		return s.Reconciles + s.ConfigReconciles, s.Reconciles >= int64(classes) && s.ConfigReconciles >= int64(configs), err
-	}); err != nil {
+	if _, _, err := quiet.Wait(ctx, quiet.Options{Quiet: time.Second, Timeout: p.o.Timeout, Interval: 200 * time.Millisecond},
+		quiet.Equal[int64], func() (int64, bool, error) {
+			var err error
+			s, err = checker.Sample(ctx)
+			return s.Reconciles + s.ConfigReconciles, s.Reconciles >= int64(classes) && s.ConfigReconciles >= int64(configs), err
+		}); err != nil {
 		return nil, fmt.Errorf("fresh controller, with %d of %d ClusterClasses and %d of %d ExtensionConfigs reconciled: %w",
 			s.Reconciles, classes, s.ConfigReconciles, configs, err)
 	}
