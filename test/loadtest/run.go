@@ -16,6 +16,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
 // Options configure one run.
@@ -195,32 +196,26 @@ func (r *run) poll(ctx context.Context, what string, check func() (bool, error),
 
 // pollFor is poll with its own timeout.
 func (r *run) pollFor(ctx context.Context, what string, check func() (bool, error), idle bool, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	lastCount, lastChange := r.reconciles(), time.Now()
+	o := quiet.Options{Timeout: timeout, Interval: 100 * time.Millisecond}
+	if idle {
+		o.Quiet = r.opts.Quiet
+	}
+	// Once check passes, only the reconciles are watched.
 	passed := false
-	for {
+	_, _, err := quiet.Wait(ctx, o, quiet.Equal[int64], func() (int64, bool, error) {
 		if !passed {
 			ok, err := check()
 			if err != nil {
-				return err
+				return 0, false, err
 			}
 			passed = ok
 		}
-		if n := r.reconciles(); n != lastCount {
-			lastCount, lastChange = n, time.Now()
-		}
-		if passed && (!idle || time.Since(lastChange) >= r.opts.Quiet) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: %w within %s", what, errNotDone, timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+		return r.reconciles(), passed, nil
+	})
+	if errors.Is(err, quiet.ErrTimeout) {
+		return fmt.Errorf("%s: %w within %s", what, errNotDone, timeout)
 	}
+	return err
 }
 
 // errNotDone is a poll that ran out of time.
