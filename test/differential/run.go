@@ -2,7 +2,9 @@ package differential
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/drill"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
 // Cluster is a fresh local control plane serving Cluster API's core CRDs
@@ -88,37 +91,35 @@ const quietFor = 3 * time.Second
 // then until the snapshot stays the same for quietFor, and returns it. A
 // manager that exits fails it at once.
 func (c *Cluster) Settle(ctx context.Context, f *Fixture, m Manager, timeout time.Duration) (Snapshot, error) {
-	deadline := time.Now().Add(timeout)
+	// last is nil until every condition is written, so the first snapshot
+	// after that starts the quiet period afresh.
 	var last Snapshot
-	var lastChange time.Time
 	why := "not read yet"
-	for {
-		if exited, err := m.Exited(); exited {
-			return nil, fmt.Errorf("manager exited (%v); see %s", err, m.LogPath())
-		}
-		if done, reason := c.conditionsWritten(ctx, f); !done {
-			why = reason
-			lastChange = time.Time{}
-		} else if s, err := Take(ctx, c.Client, f); err != nil {
-			why = err.Error()
-		} else {
-			if lastChange.IsZero() || !equal(s, last) {
-				last, lastChange = s, time.Now()
-				why = "snapshot still changing"
+	s, _, err := quiet.Wait(ctx, quiet.Options{Quiet: quietFor, Timeout: timeout, Interval: 250 * time.Millisecond}, sameSnapshot,
+		func() (Snapshot, bool, error) {
+			if exited, err := m.Exited(); exited {
+				return nil, false, fmt.Errorf("manager exited (%v); see %s", err, m.LogPath())
 			}
-			if time.Since(lastChange) >= quietFor {
-				return last, nil
+			if done, reason := c.conditionsWritten(ctx, f); !done {
+				why, last = reason, nil
+				return nil, false, nil
 			}
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("not settled within %s: %s; see %s", timeout, why, m.LogPath())
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(250 * time.Millisecond):
-		}
+			s, err := Take(ctx, c.Client, f)
+			if err != nil {
+				// A failed read changes nothing; the next one may pass.
+				why = err.Error()
+				return last, false, nil
+			}
+			why, last = "snapshot still changing", s
+			return s, true, nil
+		})
+	if errors.Is(err, quiet.ErrTimeout) {
+		return nil, fmt.Errorf("not settled within %s: %s; see %s", timeout, why, m.LogPath())
 	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func (c *Cluster) conditionsWritten(ctx context.Context, f *Fixture) (bool, string) {
@@ -168,16 +169,10 @@ func settledAt(conditions []metav1.Condition, condType string, want metav1.Condi
 	return true, ""
 }
 
-func equal(a, b Snapshot) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
+// sameSnapshot tells two snapshots apart, and an unwritten one (nil) from
+// any written one.
+func sameSnapshot(a, b Snapshot) bool {
+	return (a == nil) == (b == nil) && maps.Equal(a, b)
 }
 
 // ReconcileCounts reads controller_runtime_reconcile_total and its errors
