@@ -2,7 +2,9 @@ package differential
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
 // event is one change to an ExtensionConfig, applied the same way under
@@ -53,23 +56,16 @@ func applyAndCount(t *testing.T, ctx context.Context, c *Cluster, ev event, read
 	if err := c.Client.Patch(ctx, ext, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
-	var last map[string]int64
-	var since time.Time
-	deadline := time.Now().Add(time.Minute)
-	for {
-		now, err := read()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if last == nil || fmt.Sprint(now) != fmt.Sprint(last) {
-			last, since = now, time.Now()
-		} else if time.Since(since) >= quietFor {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: counters still moving after a minute: %v", ev.name, now)
-		}
-		time.Sleep(250 * time.Millisecond)
+	last, _, err := quiet.Wait(ctx, quiet.Options{Quiet: quietFor, Timeout: time.Minute, Interval: 250 * time.Millisecond},
+		maps.Equal[map[string]int64], func() (map[string]int64, bool, error) {
+			now, err := read()
+			return now, true, err
+		})
+	if errors.Is(err, quiet.ErrTimeout) {
+		t.Fatalf("%s: counters still moving after a minute: %v", ev.name, last)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	delta := map[string]int64{}
 	for k, v := range last {
