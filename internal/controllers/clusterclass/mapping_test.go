@@ -3,6 +3,7 @@ package clusterclass_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
@@ -29,15 +31,21 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 // rediscovery is short so that the periodic re-discovery, the stand-in
 // for a resync, happens several times per test.
 const rediscovery = 300 * time.Millisecond
 
-// reconciles counts ClusterClass reconciles per object, from the line
-// controller-runtime logs at verbosity 5 as each reconcile starts: the
-// manager under test is the one operators run, with no hook added.
+// reconciles counts the ClusterClass controller's reconciles per object.
+// controller-runtime hands each reconcile a logger of its own: the
+// manager's, with the controller's name, the request's namespace and name,
+// and a fresh reconcileID added as values. The counting sink counts those
+// loggers as they are made, not any line logged through them, so neither
+// a message's wording nor its verbosity matters, and the manager under
+// test is the one operators run, with no hook added. controller-runtime's
+// reconcile metric checks the total (see expectExactly).
 type reconciles struct {
 	mu     sync.Mutex
 	counts map[types.NamespacedName]int
@@ -55,49 +63,48 @@ func (r *reconciles) observe(key types.NamespacedName) {
 	r.counts[key]++
 }
 
-// reconcileSink is a logr.LogSink that sees only "Reconciling" lines of
-// the clusterclass controller, which carry the request's namespace and
-// name among their values.
+// reconcileSink logs nothing; it sees the values each logger is made
+// with, and counts a logger made for a reconcile of the clusterclass
+// controller.
 type reconcileSink struct {
 	counts *reconciles
 	values []any
 }
 
 func (s reconcileSink) Init(logr.RuntimeInfo)        {}
-func (s reconcileSink) Enabled(int) bool             { return true }
+func (s reconcileSink) Enabled(int) bool             { return false }
+func (s reconcileSink) Info(int, string, ...any)     {}
 func (s reconcileSink) Error(error, string, ...any)  {}
 func (s reconcileSink) WithName(string) logr.LogSink { return s }
+
 func (s reconcileSink) WithValues(kv ...any) logr.LogSink {
-	return reconcileSink{counts: s.counts, values: append(slices.Clone(s.values), kv...)}
+	next := reconcileSink{counts: s.counts, values: append(slices.Clone(s.values), kv...)}
+	if _, isReconcile := fields(kv)["reconcileID"]; !isReconcile {
+		return next
+	}
+	if all := fields(next.values); all["controller"] == "clusterclass" {
+		namespace, _ := all["namespace"].(string)
+		name, _ := all["name"].(string)
+		s.counts.observe(types.NamespacedName{Namespace: namespace, Name: name})
+	}
+	return next
 }
 
-func (s reconcileSink) Info(_ int, msg string, kv ...any) {
-	if msg != "Reconciling" {
-		return
-	}
-	fields := map[string]any{}
-	all := append(slices.Clone(s.values), kv...)
-	for i := 0; i+1 < len(all); i += 2 {
-		if key, ok := all[i].(string); ok {
-			fields[key] = all[i+1]
+// fields reads logr's key-value pairs; a later value of a key wins.
+func fields(kv []any) map[string]any {
+	out := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if key, ok := kv[i].(string); ok {
+			out[key] = kv[i+1]
 		}
 	}
-	if fields["controller"] != "clusterclass" {
-		return
-	}
-	namespace, _ := fields["namespace"].(string)
-	name, _ := fields["name"].(string)
-	s.counts.observe(types.NamespacedName{Namespace: namespace, Name: name})
+	return out
 }
 
 func (r *reconciles) snapshot() map[types.NamespacedName]int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[types.NamespacedName]int, len(r.counts))
-	for k, v := range r.counts {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(r.counts)
 }
 
 // since returns the objects reconciled after snapshot s, sorted.
@@ -111,6 +118,27 @@ func (r *reconciles) since(s map[types.NamespacedName]int) []string {
 	sort.Strings(out)
 	return out
 }
+
+// reconcileTotal is controller_runtime_reconcile_total of every
+// clusterclass controller in this test binary: the tests run one manager
+// at a time, so its growth during a test is that test's manager's.
+func reconcileTotal(t *testing.T) int {
+	t.Helper()
+	m, err := managerprocess.Gather(ctrlmetrics.Registry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"}))
+}
+
+// settled is what a test compares against once the controller is quiet:
+// the reconciles per object, and controller-runtime's total.
+type settled struct {
+	counts map[types.NamespacedName]int
+	total  int
+}
+
+func sameSettled(a, b settled) bool { return a.total == b.total && maps.Equal(a.counts, b.counts) }
 
 type mappingHarness struct {
 	t          *testing.T
@@ -146,7 +174,7 @@ func (h *mappingHarness) waitRediscoveries(n int64) {
 
 // settle waits until every listed ClusterClass has reconciled at least
 // once since creation, then for the queue to drain through a rediscovery.
-func (h *mappingHarness) settle(names ...types.NamespacedName) map[types.NamespacedName]int {
+func (h *mappingHarness) settle(names ...types.NamespacedName) settled {
 	h.t.Helper()
 	testsync.Eventually(h.t, eventually, "initial reconciles", func() (bool, string) {
 		counts := h.reconciles.snapshot()
@@ -158,12 +186,14 @@ func (h *mappingHarness) settle(names ...types.NamespacedName) map[types.Namespa
 		return true, ""
 	})
 	// Let any follow-up reconcile (e.g. registration of the config after
-	// the ClusterClass appeared) finish, and wait until they stop.
-	var last map[types.NamespacedName]int
+	// the ClusterClass appeared) finish, and wait until they stop. The
+	// sink counts a reconcile as it starts and the metric as it ends, so
+	// both stay the same only once none is in flight.
+	var last settled
 	testsync.Eventually(h.t, eventually, "reconciles to stop", func() (bool, string) {
 		h.waitRediscoveries(1)
-		now := h.reconciles.snapshot()
-		stable := fmt.Sprint(now) == fmt.Sprint(last)
+		now := settled{counts: h.reconciles.snapshot(), total: reconcileTotal(h.t)}
+		stable := last.counts != nil && sameSettled(now, last)
 		last = now
 		return stable, "still reconciling"
 	})
@@ -171,8 +201,9 @@ func (h *mappingHarness) settle(names ...types.NamespacedName) map[types.Namespa
 }
 
 // expectExactly waits until exactly want have reconciled since s, then
-// checks through two more rediscoveries that nothing else does.
-func (h *mappingHarness) expectExactly(s map[types.NamespacedName]int, want ...types.NamespacedName) {
+// checks through two more rediscoveries that nothing else does, and that
+// controller-runtime's metric counted every reconcile the sink did.
+func (h *mappingHarness) expectExactly(s settled, want ...types.NamespacedName) {
 	h.t.Helper()
 	wantNames := make([]string, 0, len(want))
 	for _, w := range want {
@@ -180,18 +211,28 @@ func (h *mappingHarness) expectExactly(s map[types.NamespacedName]int, want ...t
 	}
 	sort.Strings(wantNames)
 	testsync.Eventually(h.t, eventually, "expected reconciles", func() (bool, string) {
-		got := h.reconciles.since(s)
+		got := h.reconciles.since(s.counts)
 		return strings.Join(got, " ") == strings.Join(wantNames, " "), fmt.Sprintf("reconciled %v, want %v", got, wantNames)
 	})
 	h.waitRediscoveries(2)
-	if got := h.reconciles.since(s); strings.Join(got, " ") != strings.Join(wantNames, " ") {
+	if got := h.reconciles.since(s.counts); strings.Join(got, " ") != strings.Join(wantNames, " ") {
 		h.t.Errorf("reconciled %v, want exactly %v", got, wantNames)
 	}
+	now := h.reconciles.snapshot()
 	for _, w := range want {
-		if extra := h.reconciles.snapshot()[w] - s[w]; extra > 1 {
+		if extra := now[w] - s.counts[w]; extra > 1 {
 			h.t.Errorf("%s reconciled %d times for one event", w, extra)
 		}
 	}
+	counted := 0
+	for k, v := range now {
+		counted += v - s.counts[k]
+	}
+	// The metric counts a reconcile once it ends, the sink as it starts.
+	testsync.Eventually(h.t, eventually, "controller_runtime_reconcile_total to agree with the reconciles counted", func() (bool, string) {
+		total := reconcileTotal(h.t) - s.total
+		return total == counted, fmt.Sprintf("controller_runtime_reconcile_total{controller=clusterclass} grew by %d, the reconciles counted by %d", total, counted)
+	})
 }
 
 type ref struct{ field, handler string }
