@@ -32,6 +32,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
 // rediscovery is short so that the periodic re-discovery, the stand-in
@@ -173,7 +174,8 @@ func (h *mappingHarness) waitRediscoveries(n int64) {
 }
 
 // settle waits until every listed ClusterClass has reconciled at least
-// once since creation, then for the queue to drain through a rediscovery.
+// once since creation, then for the queue to drain: the counts, each read
+// after a rediscovery, stay the same for a rediscovery interval.
 func (h *mappingHarness) settle(names ...types.NamespacedName) settled {
 	h.t.Helper()
 	testsync.Eventually(h.t, eventually, "initial reconciles", func() (bool, string) {
@@ -189,15 +191,15 @@ func (h *mappingHarness) settle(names ...types.NamespacedName) settled {
 	// the ClusterClass appeared) finish, and wait until they stop. The
 	// sink counts a reconcile as it starts and the metric as it ends, so
 	// both stay the same only once none is in flight.
-	var last settled
-	testsync.Eventually(h.t, eventually, "reconciles to stop", func() (bool, string) {
-		h.waitRediscoveries(1)
-		now := settled{counts: h.reconciles.snapshot(), total: reconcileTotal(h.t)}
-		stable := last.counts != nil && sameSettled(now, last)
-		last = now
-		return stable, "still reconciling"
-	})
-	return last
+	s, _, err := quiet.Wait(context.Background(), quiet.Options{Quiet: rediscovery, Timeout: eventually, Interval: testsync.PollInterval},
+		sameSettled, func() (settled, bool, error) {
+			h.waitRediscoveries(1)
+			return settled{counts: h.reconciles.snapshot(), total: reconcileTotal(h.t)}, true, nil
+		})
+	if err != nil {
+		h.t.Fatalf("reconciles to stop: %v", err)
+	}
+	return s
 }
 
 // expectExactly waits until exactly want have reconciled since s, then
