@@ -1,0 +1,288 @@
+package drill
+
+import (
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
+)
+
+// modelWorld is a small world for the model alone, no cluster behind it:
+//
+//	class  namespace (tier)  config  flavour
+//	0      ns-a (a)          0       x
+//	1      ns-b (b)          1       x
+//	2      ns-a (a)          2       x
+//	3      ns-b (b)          0       x
+//	4      ns-a (a)          1       y
+//	5      ns-b (b)          2       y
+//
+// Config 1 admits tier "a" only; configs 0, 2 and 3 admit every namespace,
+// and nothing uses config 3.
+func modelWorld() *propertyWorld {
+	f := &fixture{
+		namespaces: []string{"ns-a", "ns-b"},
+		labels: map[string]map[string]string{
+			"ns-a": {tierLabel: "a"},
+			"ns-b": {tierLabel: "b"},
+		},
+		extensions: []*extension{{}, {selector: benchfixture.TierSelector("a")}, {}, {}},
+	}
+	for i := range 6 {
+		f.classes = append(f.classes, types.NamespacedName{Namespace: f.namespaces[i%2], Name: "cc-" + strconv.Itoa(i)})
+		f.classConfig = append(f.classConfig, i%3)
+	}
+	return &propertyWorld{
+		h:           &harness{fixture: f},
+		rng:         rand.New(rand.NewPCG(1, 1)),
+		exists:      []bool{true, true, true, true},
+		hasDiscover: []bool{true, true, true, true},
+		flavour:     []string{"x", "x", "x", "x", "y", "y"},
+	}
+}
+
+func TestAnswerOf_SharesOneVariableAndNamesTheRevision(t *testing.T) {
+	names := func(n int) []string {
+		var out []string
+		for _, v := range answerOf(n) {
+			out = append(out, v.Name)
+		}
+		return out
+	}
+	if got, want := names(3), []string{"size", "rev3"}; !slices.Equal(got, want) {
+		t.Errorf("answerOf(3) names %v, want %v", got, want)
+	}
+	if slices.Equal(names(1), names(2)) {
+		t.Errorf("answers of revisions 1 and 2 are the same: %v", names(1))
+	}
+}
+
+func TestUsable_NeedsTheConfigAndItsDiscoverVariablesHandler(t *testing.T) {
+	tests := []struct {
+		name                string
+		exists, hasDiscover bool
+		want                bool
+	}{
+		{"exists and serves", true, true, true},
+		{"exists without the handler", true, false, false},
+		{"deleted", false, true, false},
+		{"deleted without the handler", false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := modelWorld()
+			p.exists[0], p.hasDiscover[0] = tt.exists, tt.hasDiscover
+			if got := p.usable(0); got != tt.want {
+				t.Errorf("usable = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReferencers_AreTheClassesOfAConfigInEveryNamespaceOrOnlyAdmittedOnes(t *testing.T) {
+	tests := []struct {
+		config                   int
+		wantReferencers, wantAdm []int
+	}{
+		{config: 0, wantReferencers: []int{0, 3}, wantAdm: []int{0, 3}},
+		// Class 1 is in tier b, which config 1 does not admit.
+		{config: 1, wantReferencers: []int{1, 4}, wantAdm: []int{4}},
+		{config: 3},
+	}
+	for _, tt := range tests {
+		p := modelWorld()
+		if got := p.referencers(tt.config); !slices.Equal(got, tt.wantReferencers) {
+			t.Errorf("referencers(%d) = %v, want %v", tt.config, got, tt.wantReferencers)
+		}
+		if got := p.admittedReferencers(tt.config); !slices.Equal(got, tt.wantAdm) {
+			t.Errorf("admittedReferencers(%d) = %v, want %v", tt.config, got, tt.wantAdm)
+		}
+	}
+}
+
+func TestRequestKeys_OnePerUsableConfigAndSettings(t *testing.T) {
+	all := []int{0, 1, 2, 3, 4, 5}
+	tests := []struct {
+		name    string
+		change  func(*propertyWorld)
+		classes []int
+		want    []string
+	}{
+		{name: "every class", classes: all, want: []string{"0/x", "1/x", "1/y", "2/x", "2/y"}},
+		{name: "two classes of one config and settings share a request", classes: []int{0, 3}, want: []string{"0/x"}},
+		{name: "no class", want: []string{}},
+		{name: "a deleted config asks nothing", classes: all, want: []string{"0/x", "2/x", "2/y"},
+			change: func(p *propertyWorld) { p.exists[1] = false }},
+		{name: "a config without the handler asks nothing", classes: all, want: []string{"0/x", "1/x", "1/y"},
+			change: func(p *propertyWorld) { p.hasDiscover[2] = false }},
+		{name: "settings of their own make a request of their own", classes: []int{0, 3}, want: []string{"0/x", "0/y"},
+			change: func(p *propertyWorld) { p.flavour[3] = "y" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := modelWorld()
+			if tt.change != nil {
+				tt.change(p)
+			}
+			got := slices.Sorted(maps.Keys(p.requestKeys(tt.classes)))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("requestKeys = %v, want %v", got, tt.want)
+			}
+			if n := p.requests(tt.classes); n != len(tt.want) {
+				t.Errorf("requests = %d, want %d", n, len(tt.want))
+			}
+		})
+	}
+}
+
+func TestAdmissions_FollowSelectorsAndNamespaceLabels(t *testing.T) {
+	p := modelWorld()
+	if got, want := p.admissions(), []bool{true, false, true, true, true, true}; !slices.Equal(got, want) {
+		t.Errorf("admissions = %v, want %v", got, want)
+	}
+	if got, want := p.allAdmitted(), []int{0, 2, 3, 4, 5}; !slices.Equal(got, want) {
+		t.Errorf("allAdmitted = %v, want %v", got, want)
+	}
+}
+
+func TestFlipped_CountsEveryFlipAndTheRequestsOfTheNewlyAdmitted(t *testing.T) {
+	tests := []struct {
+		name string
+		// setUp shapes the world before admissions are taken, change after.
+		setUp, change  func(*propertyWorld)
+		wantReconciles int
+		wantCalls      int
+	}{
+		{name: "nothing changed", change: func(*propertyWorld) {}},
+		{name: "a namespace label admits a class", wantReconciles: 1, wantCalls: 1,
+			change: func(p *propertyWorld) { p.h.fixture.labels["ns-b"][tierLabel] = "a" }},
+		{name: "a namespace label refuses a class: a reconcile, no call", wantReconciles: 1,
+			change: func(p *propertyWorld) { p.h.fixture.labels["ns-a"][tierLabel] = "b" }},
+		{name: "a selector admits two classes of one request", wantReconciles: 2, wantCalls: 1,
+			setUp: func(p *propertyWorld) {
+				p.h.fixture.extensions[1].selector = benchfixture.TierSelector("c")
+				p.flavour[4] = "x"
+			},
+			change: func(p *propertyWorld) { p.h.fixture.extensions[1].selector = nil }},
+		{name: "an admitted class of a config without the handler costs no call", wantReconciles: 1,
+			setUp:  func(p *propertyWorld) { p.hasDiscover[1] = false },
+			change: func(p *propertyWorld) { p.h.fixture.extensions[1].selector = nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := modelWorld()
+			if tt.setUp != nil {
+				tt.setUp(p)
+			}
+			before := p.admissions()
+			tt.change(p)
+			reconciles, calls := p.flipped(before)
+			if reconciles != tt.wantReconciles || calls != tt.wantCalls {
+				t.Errorf("flipped = %d reconciles, %d calls; want %d and %d", reconciles, calls, tt.wantReconciles, tt.wantCalls)
+			}
+		})
+	}
+}
+
+func TestKinds_OfferWhatTheConfigsAllowAndARestartLessOften(t *testing.T) {
+	always := []string{eventNamespaceLabel, eventClassReference}
+	onExisting := []string{eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventHandlerToggle, eventAnswerChange}
+	tests := []struct {
+		name   string
+		exists []bool
+		want   []string
+	}{
+		{"every config exists", []bool{true, true}, append(slices.Clone(always), onExisting...)},
+		{"every config deleted", []bool{false, false}, append(slices.Clone(always), eventConfigCreate)},
+		{"some deleted", []bool{true, false}, append(append(slices.Clone(always), eventConfigCreate), onExisting...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := modelWorld()
+			p.exists = tt.exists
+			restarts := 0
+			const draws = 400
+			for range draws {
+				got := p.kinds()
+				if i := slices.Index(got, eventManagerRestart); i >= 0 {
+					restarts++
+					got = slices.Delete(got, i, i+1)
+				}
+				if !slices.Equal(got, tt.want) {
+					t.Fatalf("kinds = %v, want %v and maybe a restart", got, tt.want)
+				}
+			}
+			// One draw in four, from a fixed seed.
+			if restarts < draws/8 || restarts > draws*3/8 {
+				t.Errorf("a restart offered %d times in %d draws, want about a quarter", restarts, draws)
+			}
+		})
+	}
+}
+
+func TestPickConfig_PicksOnlyFromTheAskedSide(t *testing.T) {
+	tests := []struct {
+		deleted bool
+		want    []int
+	}{
+		{deleted: false, want: []int{0, 2}},
+		{deleted: true, want: []int{1, 3}},
+	}
+	for _, tt := range tests {
+		p := modelWorld()
+		p.exists = []bool{true, false, true, false}
+		seen := map[int]bool{}
+		for range 100 {
+			seen[p.pickConfig(tt.deleted)] = true
+		}
+		if got := slices.Sorted(maps.Keys(seen)); !slices.Equal(got, tt.want) {
+			t.Errorf("pickConfig(deleted=%v) picked %v, want each of %v", tt.deleted, got, tt.want)
+		}
+	}
+}
+
+func TestScopedOptimum_GrowsToEveryClassAndRequestInScopeAtAnyPoint(t *testing.T) {
+	p := modelWorld()
+	scopes := [][2][]int{{{0}, {0, 3}}, {{1}, {1, 4}}, {{0}, {0}}}
+	step := 0
+	s := newScope(func() (reconcile, call []int) { return scopes[step][0], scopes[step][1] })
+	for step = range scopes {
+		s.grow(p)
+	}
+	if got, want := slices.Sorted(maps.Keys(s.reconciles)), []int{0, 1}; !slices.Equal(got, want) {
+		t.Errorf("reconciles = %v, want %v", got, want)
+	}
+	if got, want := slices.Sorted(maps.Keys(s.calls)), []string{"0/x", "1/x", "1/y"}; !slices.Equal(got, want) {
+		t.Errorf("calls = %v, want %v", got, want)
+	}
+}
+
+func TestEqualSelector_ComparesWhatTheSelectorsSay(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b *metav1.LabelSelector
+		want bool
+	}{
+		{"both nil", nil, nil, true},
+		{"nil and a selector", nil, benchfixture.TierSelector("a"), false},
+		{"a selector and nil", benchfixture.TierSelector("a"), nil, false},
+		{"the same labels in two objects", benchfixture.TierSelector("a"), benchfixture.TierSelector("a"), true},
+		{"different labels", benchfixture.TierSelector("a"), benchfixture.TierSelector("b"), false},
+		// An empty selector admits every namespace, as nil does in the
+		// standalone controller, yet it is a different spec.
+		{"empty and nil", &metav1.LabelSelector{}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := equalSelector(tt.a, tt.b); got != tt.want {
+				t.Errorf("equalSelector = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
