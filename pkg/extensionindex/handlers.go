@@ -35,14 +35,21 @@ func HandlerStates(ext *runtimev1.ExtensionConfig) []HandlerState {
 	recorded, _ := RecordedHandlers(ext)
 	states := make([]HandlerState, 0, len(recorded))
 	for _, h := range recorded {
-		states = append(states, HandlerState{
-			Name:              h.FullName,
-			ExtensionConfig:   ext.Name,
-			Fingerprint:       Fingerprint(ext.Spec.ClientConfig, ext.Spec.Settings, h),
-			NamespaceSelector: ext.Spec.NamespaceSelector,
-		})
+		states = append(states, StateOf(ext, h))
 	}
 	return states
+}
+
+// StateOf is the state of one handler ext's status records, under ext's
+// current spec. The state owns a copy of the namespaceSelector, so it may
+// outlive ext: the registry keeps it while the informer's copy moves on.
+func StateOf(ext *runtimev1.ExtensionConfig, h RecordedHandler) HandlerState {
+	return HandlerState{
+		Name:              h.FullName,
+		ExtensionConfig:   ext.Name,
+		Fingerprint:       Fingerprint(ext.Spec.ClientConfig, ext.Spec.Settings, h),
+		NamespaceSelector: ext.Spec.NamespaceSelector.DeepCopy(),
+	}
 }
 
 // Fingerprint hashes every input of a call to one handler: where it goes

@@ -385,3 +385,16 @@ func TestMapper_NamespaceLabelChangeNeverFlipsANilSelector(t *testing.T) {
 		}
 	}
 }
+
+func TestStateOf_OwnsItsSelector(t *testing.T) {
+	ext := extensionConfig(selector("a"), handler("vars", "DiscoverVariables", 10))
+	recorded, _ := RecordedHandlers(ext)
+	state := StateOf(ext, recorded[0])
+	ext.Spec.NamespaceSelector.MatchLabels["team"] = "b"
+	if got := state.NamespaceSelector.MatchLabels["team"]; got != "a" {
+		t.Errorf("state's selector followed a change of the ExtensionConfig's: team=%q, want a", got)
+	}
+	if state.Name != "vars.ext" || state.ExtensionConfig != "ext" || state.Fingerprint != Fingerprint(ext.Spec.ClientConfig, nil, recorded[0]) {
+		t.Errorf("state %+v", state)
+	}
+}

@@ -46,12 +46,7 @@ func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, []extensionindex.Sk
 			return nil, skipped, fmt.Errorf("handler %s of %s: apiVersion %q: %w", h.FullName, ext.Name, h.RequestHook.APIVersion, err)
 		}
 		handlers = append(handlers, Handler{
-			HandlerState: extensionindex.HandlerState{
-				Name:              h.FullName,
-				ExtensionConfig:   ext.Name,
-				Fingerprint:       extensionindex.Fingerprint(ext.Spec.ClientConfig, ext.Spec.Settings, h),
-				NamespaceSelector: ext.Spec.NamespaceSelector.DeepCopy(),
-			},
+			HandlerState:   extensionindex.StateOf(ext, h),
 			HandlerName:    h.HandlerName,
 			Hook:           catalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook},
 			TimeoutSeconds: h.TimeoutSeconds,
