@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -14,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runecut"
 )
 
 // Conditioned is an object with metav1 conditions in its status.
@@ -122,11 +123,7 @@ func truncate(message string, limit int) string {
 	if len(message) <= limit {
 		return message
 	}
-	cut := limit - len(truncationMark)
-	for cut > 0 && !utf8.RuneStart(message[cut]) {
-		cut--
-	}
-	return message[:cut] + truncationMark
+	return runecut.Prefix(message, limit-len(truncationMark)) + truncationMark
 }
 
 // now is a transition time as Cluster API records it: UTC, whole seconds.

@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runecut"
 )
 
 // redact drops anything but scheme, host and path from a URL for messages.
@@ -42,9 +43,5 @@ func printable(s string) string {
 	if len(s) <= maxSnippetBytes {
 		return s
 	}
-	cut := maxSnippetBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+	return runecut.Prefix(s, maxSnippetBytes) + "..."
 }
