@@ -3,8 +3,10 @@ package testenv
 import (
 	"context"
 	"os"
+	"reflect"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -103,15 +105,28 @@ func TestSmoke_ClusterClassAndExtensionConfigRoundTripThroughTheAPIServer(t *tes
 }
 
 func TestSmoke_InvalidExtensionConfigIsRejectedByTheCRDSchema(t *testing.T) {
-	// Neither url nor service: the CRD's validation must refuse it, which
-	// proves the generated schema (not a permissive stand-in) is installed.
+	// A service reference without a name: the CRD's validation must refuse
+	// it, which proves the generated schema (not a permissive stand-in) is
+	// installed.
 	ext := &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "no-client-config"},
 		Spec: runtimev1.ExtensionConfigSpec{
 			ClientConfig: runtimev1.ClientConfig{Service: runtimev1.ServiceReference{Namespace: "x"}},
 		},
 	}
-	if err := env.Client.Create(context.Background(), ext); err == nil {
-		t.Fatal("the apiserver accepted an ExtensionConfig with a service reference lacking a name")
+	err := env.Client.Create(context.Background(), ext)
+	if !apierrors.IsInvalid(err) {
+		t.Fatalf("creating an ExtensionConfig whose service reference lacks a name: got %v, want Invalid", err)
+	}
+	// Invalid for that reason alone, not for another the schema has.
+	want := []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.clientConfig.service.name"}}
+	var got []metav1.StatusCause
+	if details := err.(apierrors.APIStatus).Status().Details; details != nil {
+		for _, c := range details.Causes {
+			got = append(got, metav1.StatusCause{Type: c.Type, Field: c.Field})
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("refused for %+v, want %+v (%v)", got, want, err)
 	}
 }
