@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net"
 	"net/http"
@@ -188,6 +189,17 @@ func TestClient_WithoutAClientCertificateAnMTLSExtensionRefusesTheCall(t *testin
 	if err == nil {
 		t.Fatal("an extension that requires a client certificate answered a client without one")
 	}
+	// TLS 1.3: the server refuses the empty certificate with the
+	// certificate_required alert, which the client reads as the handshake's
+	// remote error. It is a call that got no answer, so failurePolicy
+	// decides it.
+	var refused *net.OpError
+	if !errors.As(err, &refused) || refused.Op != "remote error" || refused.Err.Error() != "tls: certificate required" {
+		t.Errorf("got %v, want the extension's TLS alert: certificate required", err)
+	}
+	if !FailurePolicyApplies(err) {
+		t.Errorf("failurePolicy does not decide the refusal: %v", err)
+	}
 	if shown, _ := ext.last(); shown != "" {
 		t.Errorf("the extension saw a certificate %q", shown)
 	}
@@ -196,16 +208,31 @@ func TestClient_WithoutAClientCertificateAnMTLSExtensionRefusesTheCall(t *testin
 func TestNew_RefusesHalfAClientCertificate(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	newClientCA(t).issue(t, "client", certFile, keyFile)
-	for name, opts := range map[string]Options{
-		"cert only": {ClientCertFile: certFile},
-		"key only":  {ClientKeyFile: keyFile},
-		"mismatch":  {ClientCertFile: keyFile, ClientKeyFile: keyFile},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := New(opts)
+	otherCertFile, otherKeyFile := filepath.Join(dir, "other.crt"), filepath.Join(dir, "other.key")
+	ca := newClientCA(t)
+	ca.issue(t, "client", certFile, keyFile)
+	ca.issue(t, "other", otherCertFile, otherKeyFile)
+	const half = "a client certificate needs both its certificate file and its key file"
+	tests := []struct {
+		name string
+		opts Options
+		want string // the whole error
+	}{
+		{"cert only", Options{ClientCertFile: certFile}, half},
+		{"key only", Options{ClientKeyFile: keyFile}, half},
+		{"a key where the certificate goes", Options{ClientCertFile: keyFile, ClientKeyFile: keyFile},
+			"load client certificate " + keyFile + ": tls: failed to find certificate PEM data in certificate input, but did find a private key; PEM inputs may have been switched"},
+		{"another certificate's key", Options{ClientCertFile: certFile, ClientKeyFile: otherKeyFile},
+			"load client certificate " + certFile + ": tls: private key does not match public key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.opts)
 			if err == nil {
 				t.Fatal("New accepted it")
+			}
+			if err.Error() != tt.want {
+				t.Errorf("got %q, want %q", err, tt.want)
 			}
 			if strings.Contains(err.Error(), "PRIVATE KEY-----") {
 				t.Errorf("the error quotes the key: %v", err)
