@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -225,7 +226,7 @@ func TestBinary_ExamplesShowTheIndexAtWorkAndCtrlCStopsEverything(t *testing.T) 
 		t.Errorf("after the hardening and sizing changes %d reconciles, want %d (1 for hardening's user, 3 for sizing's)", got, want)
 	}
 
-	stop(t, l, children, r.localDir)
+	stop(t, l, children, r.localDir, "controller", "sample extension", "kube-apiserver", "etcd")
 	if !strings.Contains(strings.Join(l.output(), "\n"), "stopping: controller, then sample extension, then control plane") {
 		t.Errorf("no word of the shutdown:\n%s", strings.Join(l.output(), "\n"))
 	}
@@ -250,34 +251,13 @@ func TestBinary_ExamplesShowTheIndexAtWorkAndCtrlCStopsEverything(t *testing.T) 
 }
 
 // stop sends rsc-dev the terminal's Ctrl-C and checks that it exits
-// cleanly and stops every child in the order the README promises:
-// controller, extension, kube-apiserver, etcd.
-func stop(t *testing.T, l *launch, children []int, localDir string) {
+// cleanly, that every child is gone, and that rsc-dev stopped them in the
+// order the README promises (want, by the names rsc-dev gives them), each
+// only once the one before it was gone.
+func stop(t *testing.T, l *launch, children []int, localDir string, want ...string) {
 	t.Helper()
-	commands := map[int]string{}
-	for _, pid := range children {
-		commands[pid] = proctest.Command(pid)
-	}
 	if err := l.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
-	}
-	// Each child is stopped only after the one before it has exited, so
-	// the order in which they disappear is the order they were stopped.
-	// Two seen gone in the same sweep exited between two looks (on loaded
-	// cores a sweep can come late): their order is unknown, never wrong.
-	var order []string
-	sweepOf := map[string]int{}
-	stopped := map[int]bool{}
-	deadline := time.Now().Add(time.Minute)
-	for sweep := 0; len(order) < len(children) && time.Now().Before(deadline); sweep++ {
-		for _, pid := range children {
-			if !stopped[pid] && proctest.Gone(pid) {
-				stopped[pid] = true
-				order = append(order, commands[pid])
-				sweepOf[commands[pid]] = sweep
-			}
-		}
-		time.Sleep(2 * time.Millisecond)
 	}
 	select {
 	case <-l.ended:
@@ -288,15 +268,7 @@ func stop(t *testing.T, l *launch, children []int, localDir string) {
 		t.Errorf("rsc-dev exited %d on SIGINT, want 0", code)
 	}
 	proctest.WaitGone(t, children, time.Second)
-	var want []string
-	for _, command := range []string{"runtime-sdk-controller", "sample-extension", "kube-apiserver", "etcd"} {
-		for _, c := range commands {
-			if c == command {
-				want = append(want, command)
-			}
-		}
-	}
-	if !stoppedInOrder(want, sweepOf) {
+	if got, wantLines := stopLines(l.output(), want), stopSequence(want); !slices.Equal(got, wantLines) {
 		// What each child logged last tells a SIGTERM in turn from an
 		// early death.
 		var logs strings.Builder
@@ -304,20 +276,35 @@ func stop(t *testing.T, l *launch, children []int, localDir string) {
 			data, _ := os.ReadFile(filepath.Join(localDir, name))
 			fmt.Fprintf(&logs, "\n--- last of %s:\n%s", name, proctest.Tail(string(data), 30))
 		}
-		t.Errorf("Ctrl-C stopped %v in this order, want %v\nrsc-dev said:\n%s%s", order, want, strings.Join(l.output(), "\n"), logs.String())
+		t.Errorf("Ctrl-C stopped the children as\n  %s\nwant\n  %s\nrsc-dev said:\n%s%s",
+			strings.Join(got, "\n  "), strings.Join(wantLines, "\n  "), strings.Join(l.output(), "\n"), logs.String())
 	}
 }
 
-// stoppedInOrder tells whether no command in want was seen gone in a sweep
-// before one that comes ahead of it, and all were seen gone.
-func stoppedInOrder(want []string, sweepOf map[string]int) bool {
-	for i, command := range want {
-		sweep, seen := sweepOf[command]
-		if !seen || (i > 0 && sweep < sweepOf[want[i-1]]) {
-			return false
+// stopSequence is what rsc-dev says when it stops children in order, each
+// only after the one before it is gone.
+func stopSequence(children []string) []string {
+	var lines []string
+	for _, child := range children {
+		lines = append(lines, "stopping "+child, child+" stopped")
+	}
+	return lines
+}
+
+// stopLines are the lines of output in which rsc-dev says it stops, or
+// has stopped, one of children, in the order it said them.
+func stopLines(output, children []string) []string {
+	said := map[string]bool{}
+	for _, child := range children {
+		said["stopping "+child], said[child+" stopped"] = true, true
+	}
+	var lines []string
+	for _, line := range output {
+		if said[line] {
+			lines = append(lines, line)
 		}
 	}
-	return len(sweepOf) == len(want)
+	return lines
 }
 
 func lastReconciles(t *testing.T, l *launch) int {
@@ -423,26 +410,28 @@ func TestBinary_BareStartsNoExtensionAndAppliesNothing(t *testing.T) {
 			t.Errorf("rsc-dev --kubeconfig wrote %T %s to the cluster (%v)", obj, obj.GetName(), err)
 		}
 	}
-	stop(t, k, only, other.localDir)
+	stop(t, k, only, other.localDir, "controller")
 	if !strings.Contains(strings.Join(k.output(), "\n"), "stopping the controller") {
 		t.Errorf("--kubeconfig: no word of stopping the controller alone")
 	}
-	stop(t, l, children, r.localDir)
+	stop(t, l, children, r.localDir, "controller", "kube-apiserver", "etcd")
 }
 
-func TestStoppedInOrder_OnlyASweepAheadIsAWrongOrder(t *testing.T) {
-	want := []string{"controller", "extension", "etcd"}
-	for _, tc := range []struct {
-		sweeps map[string]int
-		ok     bool
-	}{
-		{map[string]int{"controller": 1, "extension": 2, "etcd": 3}, true},
-		{map[string]int{"controller": 1, "extension": 1, "etcd": 3}, true},
-		{map[string]int{"controller": 2, "extension": 1, "etcd": 3}, false},
-		{map[string]int{"controller": 1, "etcd": 3}, false},
-	} {
-		if got := stoppedInOrder(want, tc.sweeps); got != tc.ok {
-			t.Errorf("stoppedInOrder(%v) = %v, want %v", tc.sweeps, got, tc.ok)
-		}
+func TestStopLines_KeepsOnlyThePerChildLinesInTheOrderSaid(t *testing.T) {
+	output := []string{
+		"12:00:01 ClusterClasses: 0 of 0 with variables ready",
+		"stopping the controller",
+		"stopping: controller, then control plane",
+		"stopping etcd", "stopping controller", "controller stopped",
+		"W 12:00:02 a warning the controller logged last",
+		"etcd stopped",
+	}
+	got := stopLines(output, []string{"controller", "etcd"})
+	want := []string{"stopping etcd", "stopping controller", "controller stopped", "etcd stopped"}
+	if !slices.Equal(got, want) {
+		t.Errorf("stopLines = %q, want %q", got, want)
+	}
+	if slices.Equal(got, stopSequence([]string{"controller", "etcd"})) {
+		t.Error("an overlapping stop reads as one in order")
 	}
 }

@@ -102,7 +102,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err := checkPorts(o); err != nil {
 		return err
 	}
-	config, kubeconfig, stopCluster, err := controlPlane(ctx, o)
+	config, kubeconfig, stopCluster, err := controlPlane(ctx, o, out)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		if extension, err = startExtension(ctx, o, c); err != nil {
 			return err
 		}
-		defer extension.Stop()
+		defer stopLogged(out, "sample extension", stopProcess(extension))
 	}
 	// The controller's log is followed from before it starts, so that a
 	// flag error or a crash during start-up reaches the terminal, and read
@@ -131,7 +131,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer controller.Stop()
+	defer stopLogged(out, "controller", stopProcess(controller))
 
 	if o.withExtension() {
 		for _, failure := range applyExamples(ctx, c, o.ExamplesDir, extensionURL(o)) {
@@ -219,8 +219,8 @@ func exited(p *managerprocess.Process) <-chan struct{} {
 
 // controlPlane starts the local control plane, or reads --kubeconfig, and
 // returns its configuration, a kubeconfig path for the controller and what
-// stops it.
-func controlPlane(ctx context.Context, o Options) (*rest.Config, string, func(), error) {
+// stops it, saying so on out.
+func controlPlane(ctx context.Context, o Options, out io.Writer) (*rest.Config, string, func(), error) {
 	if o.Kubeconfig != "" {
 		config, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
 		if err != nil {
@@ -233,9 +233,9 @@ func controlPlane(ctx context.Context, o Options) (*rest.Config, string, func(),
 		return nil, "", nil, err
 	}
 	stop := func() {
-		if err := cluster.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stop the local control plane: %v\n", err)
-		}
+		stopLogged(out, "kube-apiserver", cluster.StopAPIServer)
+		// kube-apiserver is gone by now: Stop ends etcd alone.
+		stopLogged(out, "etcd", cluster.Stop)
 	}
 	return cluster.Config(), cluster.KubeconfigPath(), stop, nil
 }

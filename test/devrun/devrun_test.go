@@ -1,6 +1,8 @@
 package devrun
 
 import (
+	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -87,6 +89,26 @@ func TestCheckControllerArgs_RefusesWhatTheLauncherSets(t *testing.T) {
 	for _, arg := range []string{"--metrics-bind-address=:9000", "-kubeconfig", "--health-probe-bind-address"} {
 		if err := checkControllerArgs([]string{arg}); err == nil || !strings.Contains(err.Error(), "set by rsc-dev") {
 			t.Errorf("%s: %v, want a refusal", arg, err)
+		}
+	}
+}
+
+func TestStopLogged_SaysStoppingBeforeAndStoppedOnceTheStopReturned(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{nil, "stopping sample extension\n(stop runs)\nsample extension stopped\n"},
+		{errors.New("sample-extension did not stop within 5s and was killed"),
+			"stopping sample extension\n(stop runs)\nstop sample extension: sample-extension did not stop within 5s and was killed\nsample extension stopped\n"},
+	} {
+		var out bytes.Buffer
+		stopLogged(&out, "sample extension", func() error {
+			out.WriteString("(stop runs)\n")
+			return tc.err
+		})
+		if out.String() != tc.want {
+			t.Errorf("stop returning %v: wrote %q, want %q", tc.err, out.String(), tc.want)
 		}
 	}
 }

@@ -1,0 +1,27 @@
+package devrun
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
+)
+
+// stopLogged stops one child process and says so before and once it is
+// gone. Each child is stopped only after the one before it has gone, so
+// these lines show the stop order as it happened, for the person at the
+// terminal and for rsc-dev's test.
+func stopLogged(out io.Writer, name string, stop func() error) {
+	fmt.Fprintf(out, "stopping %s\n", name)
+	if err := stop(); err != nil {
+		// A child that outlived its grace period was killed: it is gone
+		// all the same.
+		fmt.Fprintf(out, "stop %s: %v\n", name, err)
+	}
+	fmt.Fprintf(out, "%s stopped\n", name)
+}
+
+// stopProcess is p.Stop for stopLogged; it returns once p has ended.
+func stopProcess(p *managerprocess.Process) func() error {
+	return func() error { p.Stop(); return nil }
+}
