@@ -27,6 +27,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
@@ -45,24 +46,31 @@ func (l *launch) output() []string {
 	return append([]string(nil), l.lines...)
 }
 
-// waitFor returns the first line matching re, failing after within.
+// waitFor returns the first line matching re, failing after within or as
+// soon as rsc-dev exits without printing it.
 func (l *launch) waitFor(t *testing.T, re *regexp.Regexp, within time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		for _, line := range l.output() {
-			if re.MatchString(line) {
-				return line
-			}
-		}
+	var found string
+	testsync.Eventually(t, within, fmt.Sprintf("rsc-dev printing %q", re), func() (bool, string) {
+		// Looked at before the lines: once ended is closed, every line is in.
+		ended := false
 		select {
 		case <-l.ended:
-			t.Fatalf("rsc-dev exited before printing %q:\n%s", re, strings.Join(l.output(), "\n"))
-		case <-time.After(100 * time.Millisecond):
+			ended = true
+		default:
 		}
-	}
-	t.Fatalf("rsc-dev did not print %q within %s:\n%s", re, within, strings.Join(l.output(), "\n"))
-	return ""
+		for _, line := range l.output() {
+			if re.MatchString(line) {
+				found = line
+				return true, ""
+			}
+		}
+		if ended {
+			t.Fatalf("rsc-dev exited before printing %q:\n%s", re, strings.Join(l.output(), "\n"))
+		}
+		return false, "it printed:\n" + strings.Join(l.output(), "\n")
+	})
+	return found
 }
 
 // rig is what every launch in a test shares: binaries, examples, ports.

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -220,27 +221,26 @@ func TestRun_FaultFlagsApplyToEveryCall(t *testing.T) {
 	}
 }
 
+// waitForLine returns the first group of re in stdout, failing after 30s
+// or as soon as run exits without printing it.
 func waitForLine(t *testing.T, stdout *testsync.Buffer, exited <-chan int, re *regexp.Regexp) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var found string
+	testsync.Eventually(t, 30*time.Second, fmt.Sprintf("a line matching %s", re), func() (bool, string) {
 		if m := re.FindStringSubmatch(stdout.String()); m != nil {
-			return m[1]
+			found = m[1]
+			return true, ""
 		}
 		select {
 		case code := <-exited:
 			t.Fatalf("run exited with %d before printing %s; stdout:\n%s", code, re, stdout.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no line matching %s within 30s; stdout:\n%s", re, stdout.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false, "stdout:\n" + stdout.String()
+	})
+	return found
 }
 
-// waitForExit returns run's exit code, failing the test if run does not
-// return within 10 seconds.
 func waitForExit(t *testing.T, exited <-chan int) int {
 	t.Helper()
 	select {

@@ -136,13 +136,13 @@ func TestManager_ConfigsThatComeAndGoLeaveNothingBehind(t *testing.T) {
 
 // waitPublished waits until the ClusterClass at key reconciled generation
 // with VariablesReady True, publishing variable and the variables of patch.
+// It returns an error rather than failing the test, for the goroutines
+// that point slots at configs.
 func waitPublished(ctx context.Context, key client.ObjectKey, generation int64, patch, variable string) error {
-	deadline := time.Now().Add(time.Minute)
-	last := "not read"
-	for time.Now().Before(deadline) {
+	return testsync.Within(time.Minute, key.String()+" published", func() (bool, string) {
 		cc := &clusterv1.ClusterClass{}
 		if err := env.Client.Get(ctx, key, cc); err != nil {
-			return err
+			return false, err.Error()
 		}
 		ready := meta.FindStatusCondition(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
 		froms := map[string]bool{}
@@ -151,14 +151,10 @@ func waitPublished(ctx context.Context, key client.ObjectKey, generation int64, 
 				froms[v.Name+"/"+d.From] = true
 			}
 		}
-		if cc.Status.ObservedGeneration >= generation && ready != nil && ready.Status == metav1.ConditionTrue &&
-			froms[variable+"/"+clusterv1.VariableDefinitionFromInline] && froms["region/"+patch] {
-			return nil
-		}
-		last = fmt.Sprintf("generation %d observed %d, VariablesReady %v, variables %v", generation, cc.Status.ObservedGeneration, ready, froms)
-		time.Sleep(100 * time.Millisecond) // polling interval, not synchronisation
-	}
-	return fmt.Errorf("%s: not published within a minute: %s", key, last)
+		return cc.Status.ObservedGeneration >= generation && ready != nil && ready.Status == metav1.ConditionTrue &&
+				froms[variable+"/"+clusterv1.VariableDefinitionFromInline] && froms["region/"+patch],
+			fmt.Sprintf("generation %d observed %d, VariablesReady %v, variables %v", generation, cc.Status.ObservedGeneration, ready, froms)
+	})
 }
 
 // stock is what the controller holds that configs and variables that come

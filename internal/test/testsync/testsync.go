@@ -2,6 +2,7 @@ package testsync
 
 import (
 	"bytes"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -14,16 +15,46 @@ const PollInterval = 100 * time.Millisecond
 // the test with what and the reason check last gave.
 func Eventually(t testing.TB, timeout time.Duration, what string, check func() (ok bool, why string)) {
 	t.Helper()
+	if err := Within(timeout, what, check); err != nil {
+		t.Fatalf("%v", err)
+	}
+}
+
+// Within runs check until it passes or timeout elapses, and returns an
+// error with what and the reason check last gave if it never passed. It is
+// Eventually for goroutines other than the test's, which must not fail the
+// test themselves.
+func Within(timeout time.Duration, what string, check func() (ok bool, why string)) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		ok, why := check()
 		if ok {
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %s", what, timeout, why)
+			return fmt.Errorf("%s: not within %s: %s", what, timeout, why)
 		}
 		time.Sleep(PollInterval)
+	}
+}
+
+// Consistently runs check for the whole of d, once more when d is over,
+// and fails the test with what and check's reason as soon as it does not
+// pass: for what must stay true while something runs, such as a bound on
+// how often it happens.
+func Consistently(t testing.TB, d time.Duration, what string, check func() (ok bool, why string)) {
+	t.Helper()
+	start := time.Now()
+	deadline := start.Add(d)
+	for {
+		if ok, why := check(); !ok {
+			t.Fatalf("%s: broken after %s: %s", what, time.Since(start).Round(time.Millisecond), why)
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		time.Sleep(min(PollInterval, left))
 	}
 }
 

@@ -3,6 +3,7 @@ package testsync
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,6 +29,48 @@ func TestEventually_FailsWithTheLastReasonAfterTheTimeout(t *testing.T) {
 	<-done
 	if rec.failure != "never: not within 250ms: still false" {
 		t.Errorf("failure = %q", rec.failure)
+	}
+}
+
+func TestWithin_ReturnsNilOnceTheCheckPassesAndTheLastReasonAfterTheTimeout(t *testing.T) {
+	var calls atomic.Int32
+	if err := Within(5*time.Second, "second call", func() (bool, string) { return calls.Add(1) >= 2, "not yet" }); err != nil {
+		t.Errorf("Within = %v after %d calls", err, calls.Load())
+	}
+	err := Within(250*time.Millisecond, "never", func() (bool, string) { return false, "still false" })
+	if err == nil || err.Error() != "never: not within 250ms: still false" {
+		t.Errorf("Within = %v", err)
+	}
+}
+
+func TestConsistently_ChecksUntilTheEndAndFailsAtTheFirstBreak(t *testing.T) {
+	var calls atomic.Int32
+	start := time.Now()
+	Consistently(t, 250*time.Millisecond, "holds", func() (bool, string) { calls.Add(1); return true, "" })
+	if took := time.Since(start); took < 250*time.Millisecond {
+		t.Errorf("Consistently returned after %s, before its 250ms were over", took)
+	}
+	// Once at the start, every PollInterval, once more at the end.
+	if calls.Load() < 2 {
+		t.Errorf("check ran %d times, want at least at the start and at the end", calls.Load())
+	}
+
+	rec := &recorder{TB: t}
+	calls.Store(0)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Consistently(rec, time.Minute, "stays low", func() (bool, string) {
+			n := calls.Add(1)
+			return n < 2, fmt.Sprintf("%d calls", n)
+		})
+	}()
+	<-done
+	if !strings.HasPrefix(rec.failure, "stays low: broken after ") || !strings.HasSuffix(rec.failure, ": 2 calls") {
+		t.Errorf("failure = %q", rec.failure)
+	}
+	if calls.Load() != 2 {
+		t.Errorf("check ran %d times after it broke, want it to stop at the break", calls.Load())
 	}
 }
 
