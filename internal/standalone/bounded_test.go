@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
@@ -39,9 +38,7 @@ func TestManager_ConfigsThatComeAndGoLeaveNothingBehind(t *testing.T) {
 	)
 	ctx := context.Background()
 	ns := env.Namespace(t, nil)
-	ext := sampleextensiontest.Start(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
-		sampleextension.DiscoverVariablesHandler: {benchfixture.StringVariable("region")},
-	}})
+	ext := sampleextensiontest.StartWithVariables(t, benchfixture.StringVariable("region"))
 	setuptest.Start(t, env.Config, standalone.Options{})
 
 	createConfig := func(name string) error {

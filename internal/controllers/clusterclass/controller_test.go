@@ -58,27 +58,22 @@ func startManagerWith(t *testing.T, opts standalone.Options) ctrl.Manager {
 
 type extension = sampleextension.Running
 
-func startExtension(t *testing.T, vars ...clusterv1.ClusterClassVariable) *extension {
-	t.Helper()
-	return sampleextensiontest.Start(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
-		sampleextension.DiscoverVariablesHandler: vars,
-	}})
-}
+// startExtension serves a sample extension whose DiscoverVariables
+// handler answers vars, as in the ExtensionConfig controller's tests.
+var startExtension = sampleextensiontest.StartWithVariables
 
+// createExtensionConfig creates an ExtensionConfig with a generated name
+// calling e, deleted when the test ends, and returns its name.
 func createExtensionConfig(t *testing.T, e *extension, selector *metav1.LabelSelector) string {
 	t.Helper()
 	name := "ext-" + rand.String(6)
-	ext := &runtimev1.ExtensionConfig{
+	env.CreateExtensionConfig(t, &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: runtimev1.ExtensionConfigSpec{
 			ClientConfig:      runtimev1.ClientConfig{URL: e.URL, CABundle: e.CA},
 			NamespaceSelector: selector,
 		},
-	}
-	if err := env.Client.Create(context.Background(), ext); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ext) })
+	})
 	return name
 }
 
@@ -163,12 +158,10 @@ func TestReconcile_PublishesInlineAndDiscoveredVariablesEvenWhenTheConfigComesLa
 	waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
 		`patch "external"`, sampleextension.DiscoverVariablesHandler+"."+name, "not registered")
 
-	config := &runtimev1.ExtensionConfig{
+	env.CreateExtensionConfig(t, &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}},
-	}
-	create(t, config)
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), config) })
+	})
 
 	cc := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
 	if got, want := variableNames(cc), "region<external> size<external> zone<inline>"; got != want {

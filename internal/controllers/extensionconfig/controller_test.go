@@ -119,21 +119,18 @@ func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, redisco
 
 type extension = sampleextension.Running
 
-func startExtension(t *testing.T) *extension {
-	t.Helper()
-	return sampleextensiontest.Start(t, sampleextension.Options{})
-}
+// startExtension serves a sample extension, as in the ClusterClass
+// controller's tests.
+var startExtension = sampleextensiontest.StartWithVariables
 
+// createExtensionConfig creates an ExtensionConfig calling config, deleted
+// when the test ends.
 func createExtensionConfig(t *testing.T, name string, config runtimev1.ClientConfig, annotations map[string]string) {
 	t.Helper()
-	ext := &runtimev1.ExtensionConfig{
+	env.CreateExtensionConfig(t, &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations},
 		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: config},
-	}
-	if err := env.Client.Create(context.Background(), ext); err != nil {
-		t.Fatalf("create ExtensionConfig %s: %v", name, err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ext) })
+	})
 }
 
 func uniqueName(prefix string) string { return prefix + "-" + rand.String(6) }

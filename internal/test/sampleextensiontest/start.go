@@ -3,6 +3,8 @@ package sampleextensiontest
 import (
 	"testing"
 
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 )
 
@@ -16,4 +18,14 @@ func Start(t testing.TB, opts sampleextension.Options) *sampleextension.Running 
 	}
 	t.Cleanup(stop)
 	return &sampleextension.Running{Server: s, URL: url, CA: ca}
+}
+
+// StartWithVariables serves a new sample extension until the test ends,
+// its DiscoverVariablesHandler answering vars (none when vars is empty):
+// the extension the controller tests point ExtensionConfigs at.
+func StartWithVariables(t testing.TB, vars ...clusterv1.ClusterClassVariable) *sampleextension.Running {
+	t.Helper()
+	return Start(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
+		sampleextension.DiscoverVariablesHandler: vars,
+	}})
 }

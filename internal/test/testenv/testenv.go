@@ -128,6 +128,17 @@ func ExternalPatch(name string, external clusterv1.ExternalPatchDefinition) clus
 	return clusterv1.ClusterClassPatch{Name: name, External: &external}
 }
 
+// CreateExtensionConfig creates ext, failing the test if the apiserver
+// refuses it, and deletes it when the test ends: ExtensionConfigs are
+// cluster-scoped, so no test namespace keeps them apart.
+func (e *Env) CreateExtensionConfig(t testing.TB, ext *runtimev1.ExtensionConfig) {
+	t.Helper()
+	if err := e.Client.Create(context.Background(), ext); err != nil {
+		t.Fatalf("create ExtensionConfig %s: %v", ext.Name, err)
+	}
+	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), ext) })
+}
+
 // RecordedExtensionConfig creates an ExtensionConfig whose status already
 // records DiscoverVariables handlers with the given discovered names, under
 // their full names `<handler>.<name>` as Cluster API or an earlier run would
@@ -143,10 +154,7 @@ func (e *Env) RecordedExtensionConfig(t testing.TB, name string, selector *metav
 			NamespaceSelector: selector,
 		},
 	}
-	if err := e.Client.Create(ctx, ext); err != nil {
-		t.Fatalf("create ExtensionConfig %s: %v", name, err)
-	}
-	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), ext) })
+	e.CreateExtensionConfig(t, ext)
 	for _, h := range handlers {
 		ext.Status.Handlers = append(ext.Status.Handlers, runtimev1.ExtensionHandler{
 			Name:           extensionindex.FullHandlerName(h, name),
