@@ -10,19 +10,34 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-//go:embed bases/*.yaml
-var bases embed.FS
+//go:embed bases/*.yaml templates/*.yaml
+var files embed.FS
 
-// Definitions returns the embedded CRDs, decoded, in file name order.
+// Definitions returns the embedded CRDs this project serves, decoded, in
+// file name order.
 func Definitions() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	entries, err := fs.ReadDir(bases, "bases")
+	return decodeDir("bases")
+}
+
+// TemplateDefinitions returns the embedded template CRDs a ClusterClass
+// references (GenericInfrastructureClusterTemplate and
+// GenericControlPlaneTemplate), decoded, in file name order. A local
+// control plane installs them beside Definitions, so that a ClusterClass can
+// be created there without a provider.
+func TemplateDefinitions() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return decodeDir("templates")
+}
+
+// decodeDir decodes every file of the embedded directory dir.
+func decodeDir(dir string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	entries, err := fs.ReadDir(files, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read embedded CRDs: %w", err)
 	}
 	crds := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(entries))
 	for _, entry := range entries {
-		name := path.Join("bases", entry.Name())
-		data, err := bases.ReadFile(name)
+		name := path.Join(dir, entry.Name())
+		data, err := files.ReadFile(name)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}

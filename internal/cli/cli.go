@@ -14,7 +14,6 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -59,7 +58,8 @@ func ShutdownContext() (context.Context, context.CancelFunc) {
 }
 
 // StartLocalCluster starts a local control plane with our CRDs and the
-// template CRDs of minimalclass's ClusterClasses, from the binaries in
+// template CRDs a ClusterClass references (both embedded in config/crd),
+// from the binaries in
 // opts.BinDir, or where toolbin finds them when it is empty.
 func StartLocalCluster(ctx context.Context, opts localcluster.Options) (*localcluster.Cluster, error) {
 	if opts.BinDir == "" {
@@ -72,7 +72,11 @@ func StartLocalCluster(ctx context.Context, opts localcluster.Options) (*localcl
 	if err != nil {
 		return nil, err
 	}
-	opts.CRDs = append(crds, minimalclass.TemplateCRDs()...)
+	templates, err := crd.TemplateDefinitions()
+	if err != nil {
+		return nil, err
+	}
+	opts.CRDs = append(crds, templates...)
 	cluster, err := localcluster.Start(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("local control plane: %w", err)
