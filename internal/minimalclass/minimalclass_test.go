@@ -1,0 +1,45 @@
+package minimalclass
+
+import (
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/yaml"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
+)
+
+// --local installs the template CRDs embedded in config/crd, and the tests
+// install what TemplateCRDs builds: the two must be the same CRDs, or a
+// ClusterClass that passes the tests could fail against --local.
+func TestTemplateCRDs_AreTheOnesEmbeddedForLocalRuns(t *testing.T) {
+	embedded, err := crd.TemplateDefinitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*apiextensionsv1.CustomResourceDefinition{}
+	for _, e := range embedded {
+		byName[e.Name] = e
+	}
+	built := TemplateCRDs()
+	if len(embedded) != len(built) {
+		t.Errorf("config/crd embeds %d template CRDs, minimalclass builds %d", len(embedded), len(built))
+	}
+	for _, b := range built {
+		e, ok := byName[b.Name]
+		if !ok {
+			t.Errorf("config/crd/templates lacks %s", b.Name)
+			continue
+		}
+		// The files carry apiVersion and kind, as any manifest does; the
+		// builder leaves them to whoever applies the CRD.
+		e = e.DeepCopy()
+		e.TypeMeta = b.TypeMeta
+		if !apiequality.Semantic.DeepEqual(b, e) {
+			builtYAML, _ := yaml.Marshal(b)
+			embeddedYAML, _ := yaml.Marshal(e)
+			t.Errorf("%s: the embedded file differs from what CRD builds.\nbuilt:\n%s\nembedded:\n%s", b.Name, builtYAML, embeddedYAML)
+		}
+	}
+}
