@@ -12,7 +12,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 )
@@ -26,7 +25,7 @@ func startToolCluster(ctx context.Context, localDir, binDir string, stderr io.Wr
 	if err := os.RemoveAll(localDir); err != nil {
 		return nil, nil, fmt.Errorf("wipe %s: %w", localDir, err)
 	}
-	cluster, err := cli.StartLocalCluster(ctx, localcluster.Options{Dir: localDir, BinDir: binDir})
+	cluster, err := localcluster.StartWithProjectCRDs(ctx, localcluster.Options{Dir: localDir, BinDir: binDir})
 	if err != nil {
 		return nil, nil, err
 	}

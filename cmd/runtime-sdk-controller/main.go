@@ -182,7 +182,7 @@ func clusterConfig(ctx context.Context, o *options, stdout io.Writer) (*rest.Con
 		return cfg, noop, err
 	}
 
-	cluster, err := cli.StartLocalCluster(ctx, localcluster.Options{Dir: o.localDir, BinDir: o.binDir, APIServerPort: o.localPort})
+	cluster, err := localcluster.StartWithProjectCRDs(ctx, localcluster.Options{Dir: o.localDir, BinDir: o.binDir, APIServerPort: o.localPort})
 	if err != nil {
 		return nil, noop, err
 	}

@@ -11,10 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
 // Run parses a subcommand's flags and runs it: 0 on success and for -h, 2
@@ -55,33 +51,6 @@ func ShutdownContext() (context.Context, context.CancelFunc) {
 		os.Exit(1)
 	}()
 	return ctx, func() { signal.Stop(signals); cancel() }
-}
-
-// StartLocalCluster starts a local control plane with our CRDs and the
-// template CRDs a ClusterClass references (both embedded in config/crd),
-// from the binaries in
-// opts.BinDir, or where toolbin finds them when it is empty.
-func StartLocalCluster(ctx context.Context, opts localcluster.Options) (*localcluster.Cluster, error) {
-	if opts.BinDir == "" {
-		var err error
-		if opts.BinDir, err = toolbin.Dir(); err != nil {
-			return nil, err
-		}
-	}
-	crds, err := crd.Definitions()
-	if err != nil {
-		return nil, err
-	}
-	templates, err := crd.TemplateDefinitions()
-	if err != nil {
-		return nil, err
-	}
-	opts.CRDs = append(crds, templates...)
-	cluster, err := localcluster.Start(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("local control plane: %w", err)
-	}
-	return cluster, nil
 }
 
 // Relative shortens path to one relative to the working directory when it

@@ -228,7 +228,7 @@ func controlPlane(ctx context.Context, o Options, out io.Writer) (*rest.Config, 
 		}
 		return config, o.Kubeconfig, func() {}, nil
 	}
-	cluster, err := cli.StartLocalCluster(ctx, localcluster.Options{Dir: o.LocalDir, BinDir: o.BinDir, APIServerPort: o.APIServerPort})
+	cluster, err := localcluster.StartWithProjectCRDs(ctx, localcluster.Options{Dir: o.LocalDir, BinDir: o.BinDir, APIServerPort: o.APIServerPort})
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -1,0 +1,36 @@
+package localcluster
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+)
+
+// StartWithProjectCRDs starts a control plane, as Start does, that serves
+// our CRDs and the template CRDs a ClusterClass references (both embedded in
+// config/crd), from the binaries in opts.BinDir, or where toolbin finds them
+// when it is empty: what `--local` and the dev launcher run against.
+func StartWithProjectCRDs(ctx context.Context, opts Options) (*Cluster, error) {
+	if opts.BinDir == "" {
+		var err error
+		if opts.BinDir, err = toolbin.Dir(); err != nil {
+			return nil, err
+		}
+	}
+	crds, err := crd.Definitions()
+	if err != nil {
+		return nil, err
+	}
+	templates, err := crd.TemplateDefinitions()
+	if err != nil {
+		return nil, err
+	}
+	opts.CRDs = append(crds, templates...)
+	cluster, err := Start(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("local control plane: %w", err)
+	}
+	return cluster, nil
+}
