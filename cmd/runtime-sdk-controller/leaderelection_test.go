@@ -12,8 +12,8 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
 // replica is one manager process and the moment it became leader.

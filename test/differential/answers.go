@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
 // answersNamespace holds every ClusterClass of the answer fixture.

@@ -17,9 +17,9 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
 var (

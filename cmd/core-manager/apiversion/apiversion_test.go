@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
 var env *testenv.Env

@@ -17,10 +17,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
 // Env is a running control plane for tests.
