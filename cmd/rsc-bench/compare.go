@@ -14,6 +14,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/loadtest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/localclustertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
@@ -69,12 +70,17 @@ func measureUnder(ctx context.Context, o loadtestOptions, s loadtest.Scenario, w
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("wipe %s: %w", dir, err)
 	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, BinDir: binDir, CRDs: crds, AuditLog: true})
+	opts := localcluster.Options{Dir: dir, BinDir: binDir, CRDs: crds}
+	auditLog, err := localclustertest.AuditLog(&opts)
+	if err != nil {
+		return nil, err
+	}
+	cluster, err := localcluster.Start(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("local control plane: %w", err)
 	}
 	defer cluster.Stop()
-	kubeconfig, _, err := cluster.User(controllerUser)
+	kubeconfig, _, err := localclustertest.User(cluster, controllerUser)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +102,7 @@ func measureUnder(ctx context.Context, o loadtestOptions, s loadtest.Scenario, w
 		// pass; they are not part of the comparison yet.
 		RolloutMaxAge:  -1,
 		Controller:     controller,
-		Audit:          auditcount.Open(cluster.AuditLogPath()),
+		Audit:          auditcount.Open(auditLog),
 		ControllerUser: controllerUser,
 	})
 }

@@ -31,10 +31,10 @@ type Options struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// StartTimeout bounds how long Start waits for each process to be ready.
 	StartTimeout time.Duration
-	// AuditLog makes kube-apiserver record every request it completes,
-	// with its user, verb and object, at AuditLogPath: the one count of
-	// what each client sent that no client keeps itself.
-	AuditLog bool
+	// APIServerArgs are added to kube-apiserver's flags on every start,
+	// after ours. Tools turn on an audit log with them (package
+	// localclustertest); `--local` passes none.
+	APIServerArgs []string
 }
 
 // Cluster is a running local control plane.
@@ -109,20 +109,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-// AuditLogPath is where kube-apiserver writes its audit events, one JSON
-// object per line, with Options.AuditLog.
-func (c *Cluster) AuditLogPath() string { return filepath.Join(c.opts.Dir, "logs", "audit.log") }
-
 // Config returns a client configuration with cluster-admin rights.
 func (c *Cluster) Config() *rest.Config { return rest.CopyConfig(c.config) }
 
 // Dir is the data directory.
 func (c *Cluster) Dir() string { return c.opts.Dir }
-
-// PIDs returns the process ids of etcd and kube-apiserver (0 when not running).
-func (c *Cluster) PIDs() (etcd, apiserver int) {
-	return c.etcd.pid(), c.apiserver.pid()
-}
 
 // Stop stops kube-apiserver, then etcd. It is safe to call more than once.
 func (c *Cluster) Stop() error {
@@ -143,17 +134,6 @@ func (c *Cluster) StopAPIServer() error {
 		return nil
 	}
 	return c.apiserver.stop(stopGrace)
-}
-
-// KillAPIServer kills kube-apiserver at once (SIGKILL), as a crash or an
-// OOM kill would, leaving etcd and the data in place. Unlike StopAPIServer
-// it does not wait for the graceful shutdown, which holds on to open watches
-// for up to a minute.
-func (c *Cluster) KillAPIServer() error {
-	if c.apiserver == nil {
-		return nil
-	}
-	return c.apiserver.kill()
 }
 
 // StartAPIServer starts kube-apiserver against the running etcd and waits
@@ -191,20 +171,7 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 			"--allow-privileged=true",
 		},
 	}
-	if c.opts.AuditLog {
-		policy := filepath.Join(c.opts.Dir, "audit-policy.yaml")
-		if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
-			return fmt.Errorf("write audit policy: %w", err)
-		}
-		c.apiserver.args = append(c.apiserver.args,
-			"--audit-policy-file="+policy,
-			"--audit-log-path="+c.AuditLogPath(),
-			"--audit-log-format=json",
-			// Written before the response is sent, so a count read after
-			// a client's request returned includes it.
-			"--audit-log-mode=blocking",
-		)
-	}
+	c.apiserver.args = append(c.apiserver.args, c.opts.APIServerArgs...)
 	if err := c.apiserver.start(); err != nil {
 		return err
 	}
@@ -214,16 +181,6 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 	}
 	return waitReady(ctx, c.apiserver, c.opts.StartTimeout, client, c.config.Host+"/readyz")
 }
-
-// auditPolicy records every request once it completes (and a watch once
-// it starts), with its user, verb and object but no bodies.
-const auditPolicy = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages:
-- RequestReceived
-rules:
-- level: Metadata
-`
 
 func (c *Cluster) startEtcd(ctx context.Context) error {
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(c.state.EtcdPeer)

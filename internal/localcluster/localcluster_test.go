@@ -21,7 +21,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 )
 
 func startCluster(t *testing.T, dir string, port int) *Cluster {
@@ -57,6 +56,20 @@ func kubeconfigClient(t *testing.T, c *Cluster) client.Client {
 	return cl
 }
 
+// pids returns the process ids of etcd and kube-apiserver (0 when not
+// running).
+func (c *Cluster) pids() (etcd, apiserver int) {
+	return c.etcd.pid(), c.apiserver.pid()
+}
+
+// pid is the running process's id, or 0.
+func (p *process) pid() int {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 func processGone(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return errors.Is(err, syscall.ESRCH)
@@ -83,7 +96,7 @@ func TestCluster_ObjectsSurviveARestartAndStopLeavesNoProcesses(t *testing.T) {
 	if err := cl.Create(ctx, ext); err != nil {
 		t.Fatalf("create ExtensionConfig: %v", err)
 	}
-	etcdPID, apiserverPID := first.PIDs()
+	etcdPID, apiserverPID := first.pids()
 	if etcdPID == 0 || apiserverPID == 0 {
 		t.Fatalf("PIDs not known: etcd %d, apiserver %d", etcdPID, apiserverPID)
 	}
@@ -213,53 +226,5 @@ func TestStart_RefusesADirectoryInUseByAnotherRun(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "in use") && !strings.Contains(err.Error(), "still running") {
 		t.Errorf("error does not explain the conflict: %v", err)
-	}
-}
-
-// With the audit log on, each user's requests are recorded under its own
-// name, so a load tool can count what every actor sent.
-func TestCluster_AuditLogTellsUsersApart(t *testing.T) {
-	ctx := context.Background()
-	binDir, err := toolbin.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Start(ctx, Options{Dir: t.TempDir(), BinDir: binDir, AuditLog: true})
-	if err != nil {
-		t.Fatalf("start local control plane: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	kubeconfig, config, err := c.User("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := clientcmd.BuildConfigFromFlags("", kubeconfig); err != nil {
-		t.Fatalf("alice's kubeconfig does not load: %v", err)
-	}
-	log := auditcount.Open(c.AuditLogPath())
-	mark, err := log.Mark()
-	if err != nil {
-		t.Fatal(err)
-	}
-	alice, err := client.New(config, client.Options{Scheme: scheme.New()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Alice is a cluster-admin: she may create a Namespace.
-	if err := alice.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "alice"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := alice.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "alice"}}); err != nil {
-		t.Fatal(err)
-	}
-	counts, err := log.Since(mark)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := counts["alice"]; got.Writes != 2 || got.Requests < 2 {
-		t.Errorf("alice: %+v, want 2 writes among her requests", got)
-	}
-	if got := counts["admin"]; got.Writes != 0 {
-		t.Errorf("admin: %+v, want no writes: alice's were counted as someone else's", got)
 	}
 }

@@ -90,14 +90,6 @@ func (p *process) exited() (bool, error) {
 	}
 }
 
-// pid is the running process's id, or 0.
-func (p *process) pid() int {
-	if p.cmd == nil || p.cmd.Process == nil {
-		return 0
-	}
-	return p.cmd.Process.Pid
-}
-
 // stop sends SIGTERM, waits up to grace, then kills. It is safe to call on a
 // process that never started or already ended.
 func (p *process) stop(grace time.Duration) error {
@@ -117,23 +109,6 @@ func (p *process) stop(grace time.Duration) error {
 	_ = p.cmd.Process.Kill()
 	<-p.done
 	return fmt.Errorf("%s did not stop within %s and was killed", p.name, grace)
-}
-
-// kill ends the process with SIGKILL and waits for it. It is safe to call
-// on a process that never started or already ended.
-func (p *process) kill() error {
-	if p.cmd == nil {
-		return nil
-	}
-	defer os.Remove(p.pidPath)
-	if ended, _ := p.exited(); ended {
-		return nil
-	}
-	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("kill %s: %w", p.name, err)
-	}
-	<-p.done
-	return nil
 }
 
 // lastError returns the last line of the process's log that reports an

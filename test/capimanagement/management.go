@@ -14,6 +14,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/localclustertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
@@ -179,14 +180,20 @@ func (m *Management) startControlPlane(ctx context.Context, opts Options, served
 		crds = append(crds, providerCRDs...)
 	}
 	var err error
-	m.Cluster, err = localcluster.Start(ctx, localcluster.Options{
+	clusterOpts := localcluster.Options{
 		Dir: filepath.Join(opts.Dir, "control-plane"), BinDir: opts.BinDir, CRDs: crds,
-		AuditLog: opts.AuditLog, StartTimeout: opts.StartTimeout,
-	})
+		StartTimeout: opts.StartTimeout,
+	}
+	if opts.AuditLog {
+		if _, err := localclustertest.AuditLog(&clusterOpts); err != nil {
+			return err
+		}
+	}
+	m.Cluster, err = localcluster.Start(ctx, clusterOpts)
 	if err != nil {
 		return err
 	}
-	_, config, err := m.Cluster.User("e2e")
+	_, config, err := localclustertest.User(m.Cluster, "e2e")
 	if err != nil {
 		return err
 	}
@@ -211,7 +218,7 @@ func (m *Management) startControlPlane(ctx context.Context, opts Options, served
 
 // startCoreManager runs the core manager under test, or Cluster API's own.
 func (m *Management) startCoreManager(ctx context.Context, opts Options, e endpoint) error {
-	kubeconfig, _, err := m.Cluster.User(CoreManagerName)
+	kubeconfig, _, err := localclustertest.User(m.Cluster, CoreManagerName)
 	if err != nil {
 		return err
 	}
@@ -230,7 +237,7 @@ func (m *Management) startCoreManager(ctx context.Context, opts Options, e endpo
 // startProvider runs one of Cluster API's other binaries as a user of its
 // own name.
 func (m *Management) startProvider(ctx context.Context, opts Options, name, binary string, env []string, e endpoint) error {
-	kubeconfig, _, err := m.Cluster.User(name)
+	kubeconfig, _, err := localclustertest.User(m.Cluster, name)
 	if err != nil {
 		return err
 	}

@@ -7,15 +7,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/localclustertest"
 )
-
-// APIServer is the control plane part the restart drill kills and starts;
-// *localcluster.Cluster implements it.
-type APIServer interface {
-	KillAPIServer() error
-	StartAPIServer(ctx context.Context) error
-}
 
 // RestartOptions shape the kube-apiserver restart drill.
 type RestartOptions struct {
@@ -61,7 +56,7 @@ type RestartReport struct {
 // ClusterClasses, kube-apiserver stops mid-way and comes back, and every
 // ClusterClass must converge without the controller restarting and without
 // any status lost.
-func Restart(ctx context.Context, env Env, apiserver APIServer, o RestartOptions) (*RestartReport, error) {
+func Restart(ctx context.Context, env Env, cluster *localcluster.Cluster, o RestartOptions) (*RestartReport, error) {
 	h, err := setUp(ctx, env, "restart", fixtureOptions{
 		clusterClasses: o.ClusterClasses, extensionConfigs: o.ExtensionConfigs, namespaces: 10, handlerTimeout: 10,
 		distinctSettings: true,
@@ -88,7 +83,7 @@ func Restart(ctx context.Context, env Env, apiserver APIServer, o RestartOptions
 	// Killed, not stopped gracefully: a crash is the harder case (no
 	// request is finished for the controller), and a graceful stop waits
 	// up to a minute for open watches, which would blur the outage.
-	if err := apiserver.KillAPIServer(); err != nil {
+	if err := localclustertest.KillAPIServer(cluster); err != nil {
 		return nil, fmt.Errorf("kill kube-apiserver: %w", err)
 	}
 	env.progress("restart: kube-apiserver killed with %d of %d ClusterClasses converged", report.ConvergedAtStop, o.ClusterClasses)
@@ -101,7 +96,7 @@ func Restart(ctx context.Context, env Env, apiserver APIServer, o RestartOptions
 	}
 	report.ReconcilesDuringOutage = during.Reconciles - before.Reconciles
 	report.ReconcileErrorsDuringOutage = during.ReconcileErrors - before.ReconcileErrors
-	if err := apiserver.StartAPIServer(ctx); err != nil {
+	if err := cluster.StartAPIServer(ctx); err != nil {
 		return report, fmt.Errorf("start kube-apiserver again: %w", err)
 	}
 	env.progress("restart: kube-apiserver back after %s", o.Outage)

@@ -11,6 +11,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/localclustertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
@@ -25,19 +26,24 @@ func TestRun_ClusterAPIBaselineReportsEveryColumn(t *testing.T) {
 	}
 	crds = append(append([]*apiextensionsv1.CustomResourceDefinition{}, crds...), minimalclass.TemplateCRDs()...)
 	dir := t.TempDir()
-	cluster, err := localcluster.Start(context.Background(), localcluster.Options{Dir: dir, BinDir: binDir, CRDs: crds, AuditLog: true})
+	opts := localcluster.Options{Dir: dir, BinDir: binDir, CRDs: crds}
+	auditLog, err := localclustertest.AuditLog(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster, err := localcluster.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cluster.Stop() })
-	kubeconfig, _, err := cluster.User("controller")
+	kubeconfig, _, err := localclustertest.User(cluster, "controller")
 	if err != nil {
 		t.Fatal(err)
 	}
 	result, err := Run(context.Background(), SeedScenario(), Options{
 		Config: cluster.Config(), Quiet: time.Second, Timeout: time.Minute, RolloutMaxAge: -1,
 		Controller:     CAPIProcess(binDir, kubeconfig, filepath.Join(dir, "logs")),
-		Audit:          auditcount.Open(cluster.AuditLogPath()),
+		Audit:          auditcount.Open(auditLog),
 		ControllerUser: "controller",
 	})
 	if err != nil {

@@ -1,0 +1,49 @@
+package localclustertest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+)
+
+// auditPolicy records every request once it completes (and a watch once
+// it starts), with its user, verb and object but no bodies.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages:
+- RequestReceived
+rules:
+- level: Metadata
+`
+
+// AuditLog sets opts up so that kube-apiserver records every request it
+// completes, with its user, verb and object: the one count of what each
+// client sent that no client keeps itself. It writes the audit policy into
+// opts.Dir and returns where the log goes, one JSON object per line
+// (logs/audit.log there). Call it before localcluster.Start.
+func AuditLog(opts *localcluster.Options) (string, error) {
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return "", fmt.Errorf("data directory %q: %w", opts.Dir, err)
+	}
+	logs := filepath.Join(dir, "logs")
+	if err := os.MkdirAll(logs, 0o700); err != nil {
+		return "", fmt.Errorf("data directory %s: %w", dir, err)
+	}
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return "", fmt.Errorf("write audit policy: %w", err)
+	}
+	path := filepath.Join(logs, "audit.log")
+	opts.APIServerArgs = append(opts.APIServerArgs,
+		"--audit-policy-file="+policy,
+		"--audit-log-path="+path,
+		"--audit-log-format=json",
+		// Written before the response is sent, so a count read after
+		// a client's request returned includes it.
+		"--audit-log-mode=blocking",
+	)
+	return path, nil
+}
