@@ -17,6 +17,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
@@ -101,11 +102,11 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 		"deleted": metav1.ConditionTrue, "changed": metav1.ConditionTrue, "added": metav1.ConditionFalse,
 	}))
 
-	metricsPort, err := managerprocess.FreePort()
+	metricsPort, err := localcluster.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	probePort, err := managerprocess.FreePort()
+	probePort, err := localcluster.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,7 +179,7 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return waitReady(ctx, c.apiserver, c.opts.StartTimeout, client, c.config.Host+"/readyz")
+	return c.apiserver.waitReady(ctx, c.opts.StartTimeout, client, c.config.Host+"/readyz")
 }
 
 func (c *Cluster) startEtcd(ctx context.Context) error {
@@ -203,7 +203,7 @@ func (c *Cluster) startEtcd(ctx context.Context) error {
 	if err := c.etcd.start(); err != nil {
 		return err
 	}
-	return waitReady(ctx, c.etcd, c.opts.StartTimeout, http.DefaultClient, c.etcdURL()+"/health")
+	return c.etcd.waitReady(ctx, c.opts.StartTimeout, http.DefaultClient, c.etcdURL()+"/health")
 }
 
 func (c *Cluster) etcdURL() string { return "http://127.0.0.1:" + strconv.Itoa(c.state.EtcdClient) }
@@ -220,38 +220,4 @@ func ensureWritableDir(dir string) error {
 	}
 	probe.Close()
 	return os.Remove(probe.Name())
-}
-
-// waitReady polls url until it answers 200, the process exits, or the
-// timeout passes. A process that exits is reported with its log's last lines.
-func waitReady(ctx context.Context, p *process, timeout time.Duration, client *http.Client, url string) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ticker := time.NewTicker(100 * time.Millisecond)
-	defer ticker.Stop()
-	var lastErr error
-	for {
-		if ended, err := p.exited(); ended {
-			return fmt.Errorf("%s exited during start-up (%v): %s (full log: %s)", p.name, err, p.lastError(), p.logPath)
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			lastErr = fmt.Errorf("%s answered %s", url, resp.Status)
-		} else {
-			lastErr = err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s not ready after %s (last: %v); see %s", p.name, timeout, lastErr, p.logPath)
-		case <-ticker.C:
-		}
-	}
 }

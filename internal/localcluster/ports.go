@@ -56,7 +56,7 @@ func (c *Cluster) loadPorts() (ports, error) {
 		if *port != 0 {
 			continue
 		}
-		free, err := freePort()
+		free, err := FreePort()
 		if err != nil {
 			return state, fmt.Errorf("pick a free port: %w", err)
 		}
@@ -77,7 +77,8 @@ func (c *Cluster) saveFile(name string, v any) error {
 	return nil
 }
 
-func freePort() (int, error) {
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

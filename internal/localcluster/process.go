@@ -2,8 +2,10 @@ package localcluster
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +90,20 @@ func (p *process) exited() (bool, error) {
 	default:
 		return false, nil
 	}
+}
+
+// waitReady waits until url answers 200 OK (see WaitReady). A process that
+// exits is reported with its log's last error.
+func (p *process) waitReady(ctx context.Context, timeout time.Duration, client *http.Client, url string) error {
+	return WaitReady(ctx, Readiness{
+		URL: url, Client: client, Timeout: timeout, Name: p.name, LogPath: p.logPath,
+		Ended: func() error {
+			if ended, err := p.exited(); ended {
+				return fmt.Errorf("%s exited during start-up (%v): %s (full log: %s)", p.name, err, p.lastError(), p.logPath)
+			}
+			return nil
+		},
+	})
 }
 
 // stop sends SIGTERM, waits up to grace, then kills. It is safe to call on a

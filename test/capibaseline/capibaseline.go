@@ -15,6 +15,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
@@ -132,7 +133,7 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	ports := make([]int, 3)
 	for i := range ports {
 		var err error
-		if ports[i], err = managerprocess.FreePort(); err != nil {
+		if ports[i], err = localcluster.FreePort(); err != nil {
 			removeCertDir()
 			return nil, err
 		}

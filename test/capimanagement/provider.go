@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
@@ -23,7 +24,7 @@ func newEndpoint(certDir string, certPEM, keyPEM []byte) (endpoint, error) {
 	var e endpoint
 	for _, port := range []*int{&e.webhook, &e.health, &e.diagnostics} {
 		var err error
-		if *port, err = managerprocess.FreePort(); err != nil {
+		if *port, err = localcluster.FreePort(); err != nil {
 			return endpoint{}, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
@@ -32,11 +33,11 @@ type Controller struct {
 // StartController starts the binary and waits until it reports ready
 // (its handler registry warmed up).
 func StartController(ctx context.Context, opts ControllerOptions) (*Controller, error) {
-	metricsPort, err := managerprocess.FreePort()
+	metricsPort, err := localcluster.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	probePort, err := managerprocess.FreePort()
+	probePort, err := localcluster.FreePort()
 	if err != nil {
 		return nil, err
 	}

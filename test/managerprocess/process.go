@@ -3,12 +3,12 @@ package managerprocess
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 )
 
 // Options start one manager process.
@@ -87,34 +87,17 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	return p, nil
 }
 
+// waitReady waits until url answers 200 OK (see localcluster.WaitReady).
 func (p *Process) waitReady(ctx context.Context, url string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var last error
-	for {
-		if exited, err := p.Exited(); exited {
-			return fmt.Errorf("%s exited during start-up (%v); see %s", p.cmd.Path, err, p.logPath)
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
+	return localcluster.WaitReady(ctx, localcluster.Readiness{
+		URL: url, Timeout: timeout, Name: p.cmd.Path, LogPath: p.logPath,
+		Ended: func() error {
+			if exited, err := p.Exited(); exited {
+				return fmt.Errorf("%s exited during start-up (%v); see %s", p.cmd.Path, err, p.logPath)
 			}
-			last = fmt.Errorf("%s answered %s", url, resp.Status)
-		} else {
-			last = err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s not ready after %s (last: %v); see %s", p.cmd.Path, timeout, last, p.logPath)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+			return nil
+		},
+	})
 }
 
 // PID is the process id.
@@ -149,14 +132,4 @@ func (p *Process) Stop() {
 		}
 	}
 	p.logFile.Close()
-}
-
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("pick a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -25,11 +25,11 @@ import (
 	"sigs.k8s.io/cluster-api/exp/runtime/server"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 const hooksAPIVersion = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
@@ -47,7 +47,7 @@ func startServerLibrary(t *testing.T, handlers ...server.ExtensionHandler) (url 
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := managerprocess.FreePort()
+	port, err := localcluster.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
