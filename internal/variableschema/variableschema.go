@@ -15,6 +15,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	schemadefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
@@ -237,7 +238,7 @@ type Cache struct {
 	mu      sync.Mutex
 	results map[schemaKey]*result
 	// usedBy are the keys each user's last Check committed.
-	usedBy map[string][]schemaKey
+	usedBy map[types.NamespacedName][]schemaKey
 }
 
 type schemaKey [sha256.Size]byte
@@ -252,12 +253,12 @@ type result struct {
 // it checked the user's, releasing what the user had before.
 type Check struct {
 	cache   *Cache
-	user    string
+	user    types.NamespacedName
 	checked map[schemaKey]field.ErrorList
 }
 
 // Check starts a pass of validations for user.
-func (c *Cache) Check(user string) *Check {
+func (c *Cache) Check(user types.NamespacedName) *Check {
 	return &Check{cache: c, user: user, checked: map[schemaKey]field.ErrorList{}}
 }
 
@@ -296,7 +297,7 @@ func (k *Check) Commit() {
 	defer c.mu.Unlock()
 	if c.results == nil {
 		c.results = map[schemaKey]*result{}
-		c.usedBy = map[string][]schemaKey{}
+		c.usedBy = map[types.NamespacedName][]schemaKey{}
 	}
 	maxEntries := c.MaxEntries
 	if maxEntries <= 0 {
@@ -322,13 +323,13 @@ func (k *Check) Commit() {
 }
 
 // Release drops what user holds, for a user that is gone.
-func (c *Cache) Release(user string) {
+func (c *Cache) Release(user types.NamespacedName) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.releaseLocked(user)
 }
 
-func (c *Cache) releaseLocked(user string) {
+func (c *Cache) releaseLocked(user types.NamespacedName) {
 	for _, key := range c.usedBy[user] {
 		if r := c.results[key]; r != nil {
 			if r.users--; r.users <= 0 {

@@ -7,10 +7,16 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
+
+// classNamed names a ClusterClass, the user a Cache holds results for.
+func classNamed(name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: "ns", Name: name}
+}
 
 func variable(name string, schema clusterv1.JSONSchemaProps) clusterv1.ClusterClassVariable {
 	return clusterv1.ClusterClassVariable{Name: name, Required: ptr.To(true), Schema: clusterv1.VariableSchema{OpenAPIV3Schema: schema}}
@@ -104,7 +110,7 @@ func TestCache_ValidatesEachSchemaOnceWhileAUserHoldsIt(t *testing.T) {
 	c := &Cache{}
 	v := variable("code", clusterv1.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](2), Example: raw(`"toolong"`)})
 	p := field.NewPath("x")
-	check := c.Check("a")
+	check := c.Check(classNamed("a"))
 	first := check.Validate(v, p)
 	check.Commit()
 	if len(first) == 0 || c.Len() != 1 {
@@ -115,7 +121,7 @@ func TestCache_ValidatesEachSchemaOnceWhileAUserHoldsIt(t *testing.T) {
 	for key := range c.results {
 		c.results[key].errs = field.ErrorList{field.InternalError(p, errors.New("from the cache"))}
 	}
-	check = c.Check("a")
+	check = c.Check(classNamed("a"))
 	if second := check.Validate(v, p); len(second) != 1 || second[0].Type != field.ErrorTypeInternal {
 		t.Errorf("second pass validated again: %v", second)
 	}
@@ -135,7 +141,7 @@ func TestCache_ForgetsWhatNoUserHolds(t *testing.T) {
 	shared := variable("shared", clusterv1.JSONSchemaProps{Type: "string"})
 	onlyA := variable("only-a", clusterv1.JSONSchemaProps{Type: "integer"})
 	pass := func(user string, vars ...clusterv1.ClusterClassVariable) {
-		check := c.Check(user)
+		check := c.Check(classNamed(user))
 		for _, v := range vars {
 			check.Validate(v, p)
 		}
@@ -150,16 +156,16 @@ func TestCache_ForgetsWhatNoUserHolds(t *testing.T) {
 	if c.Len() != 1 {
 		t.Errorf("cached %d after a dropped its own variable, want 1", c.Len())
 	}
-	c.Release("a")
+	c.Release(classNamed("a"))
 	if c.Len() != 1 {
 		t.Errorf("cached %d after a went, want the variable b still holds", c.Len())
 	}
-	c.Release("b")
+	c.Release(classNamed("b"))
 	if c.Len() != 0 || len(c.usedBy) != 0 {
 		t.Errorf("cached %d for %d users after every user went, want nothing", c.Len(), len(c.usedBy))
 	}
 	// A pass never committed leaves nothing behind.
-	c.Check("c").Validate(shared, p)
+	c.Check(classNamed("c")).Validate(shared, p)
 	if c.Len() != 0 {
 		t.Errorf("cached %d from an uncommitted pass", c.Len())
 	}
@@ -167,7 +173,7 @@ func TestCache_ForgetsWhatNoUserHolds(t *testing.T) {
 
 func TestCache_KeepsNoMoreThanMaxEntries(t *testing.T) {
 	c := &Cache{MaxEntries: 3}
-	check := c.Check("a")
+	check := c.Check(classNamed("a"))
 	for i := range 5 {
 		v := variable(fmt.Sprintf("v%d", i), clusterv1.JSONSchemaProps{Type: "object", XValidations: []clusterv1.ValidationRule{{Rule: "bad("}}})
 		if errs := check.Validate(v, field.NewPath("x")); len(errs) == 0 {
@@ -178,7 +184,7 @@ func TestCache_KeepsNoMoreThanMaxEntries(t *testing.T) {
 	if c.Len() != 3 {
 		t.Errorf("cached %d, want the bound 3", c.Len())
 	}
-	c.Release("a")
+	c.Release(classNamed("a"))
 	if c.Len() != 0 {
 		t.Errorf("cached %d after the only user went", c.Len())
 	}
@@ -215,12 +221,12 @@ func BenchmarkValidate(b *testing.B) {
 	})
 	b.Run("cached", func(b *testing.B) {
 		c := &Cache{}
-		warm := c.Check("cc")
+		warm := c.Check(classNamed("cc"))
 		warm.Validate(v, p)
 		warm.Commit()
 		b.ReportAllocs()
 		for b.Loop() {
-			check := c.Check("cc")
+			check := c.Check(classNamed("cc"))
 			if errs := check.Validate(v, p); len(errs) != 0 {
 				b.Fatal(errs)
 			}

@@ -102,12 +102,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Optio
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
 	cc := &clusterv1.ClusterClass{}
 	// This reconcile uses again whatever answers it still needs.
-	r.Cache.Release(req.String())
+	r.Cache.Release(req.NamespacedName)
 	if err := r.Client.Get(ctx, req.NamespacedName, cc); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writes.Forget(req.NamespacedName)
 			r.admissions.forget(req.NamespacedName)
-			r.Schemas.Release(req.String())
+			r.Schemas.Release(req.NamespacedName)
 			metrics.VariableSchemasCached.Set(float64(r.Schemas.Len()))
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)

@@ -60,7 +60,7 @@ func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, pa
 
 	effective := runtimeclient.MergeSettings(handler.Settings, patch.External.Settings)
 	started := time.Now()
-	vars, outcome, err := r.Cache.GetFor(ctx, user.String(), handler.Name, handler.Fingerprint, effective,
+	vars, outcome, err := r.Cache.GetFor(ctx, user, handler.Name, handler.Fingerprint, effective,
 		func(ctx context.Context) ([]clusterv1.ClusterClassVariable, error) {
 			// Counted here, so the refresher's calls, which reuse this
 			// function, are counted as calls too.

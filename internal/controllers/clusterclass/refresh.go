@@ -2,7 +2,6 @@ package clusterclass
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -29,14 +28,10 @@ func RefreshIntervalFor(maxAge time.Duration) time.Duration {
 // unchanged registration reaches exactly them.
 func (r *Reconciler) refreshSource() source.Source {
 	return source.Func(func(ctx context.Context, q queue) error {
-		r.Cache.SetOnChange(func(users []string) {
+		r.Cache.SetOnChange(func(users []types.NamespacedName) {
 			requests := make([]reconcile.Request, 0, len(users))
 			for _, user := range users {
-				namespace, name, ok := strings.Cut(user, "/")
-				if !ok {
-					continue
-				}
-				requests = append(requests, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}})
+				requests = append(requests, reconcile.Request{NamespacedName: user})
 			}
 			ctrl.LoggerFrom(ctx).V(4).Info("refreshed answer changed", "clusterClasses", len(requests))
 			enqueue(q, metrics.TriggerRefresh, requests...)

@@ -29,7 +29,7 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 	var failures []string
 	// What this pass checks becomes what the ClusterClass holds in the
 	// schema cache; what it no longer has is forgotten.
-	schemas := r.Schemas.Check(client.ObjectKeyFromObject(cc).String())
+	schemas := r.Schemas.Check(client.ObjectKeyFromObject(cc))
 	defer func() {
 		schemas.Commit()
 		metrics.VariableSchemasCached.Set(float64(r.Schemas.Len()))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // DefaultMaxEntries is the bound of a cache whose Options leave MaxEntries
@@ -84,11 +85,11 @@ type Cache[V any] struct {
 	equal func(a, b any) bool
 	// users are, by entry key, who got their answer from it in their
 	// latest use (see GetFor), and userKeys the reverse, to release them.
-	users    map[string]map[string]struct{}
-	userKeys map[string]map[string]struct{}
+	users    map[string]map[types.NamespacedName]struct{}
+	userKeys map[types.NamespacedName]map[string]struct{}
 	// onChange, when set, hears the users of an answer that changed or
 	// whose refresh failed.
-	onChange func(users []string)
+	onChange func(users []types.NamespacedName)
 }
 
 // New returns an empty cache bounded by opts.
@@ -101,7 +102,7 @@ func New[V any](opts Options) *Cache[V] {
 		maxAge: opts.MaxAge, maxEntries: maxEntries,
 		failureBackoff: opts.FailureBackoff, maxFailureBackoff: opts.MaxFailureBackoff,
 		handlers: map[string]*handlerEntries[V]{}, failures: map[string]*failure{}, now: time.Now,
-		equal: opts.Equal, users: map[string]map[string]struct{}{}, userKeys: map[string]map[string]struct{}{},
+		equal: opts.Equal, users: map[string]map[types.NamespacedName]struct{}{}, userKeys: map[types.NamespacedName]map[string]struct{}{},
 	}
 	if c.failureBackoff <= 0 {
 		c.failureBackoff = DefaultFailureBackoff
@@ -119,13 +120,13 @@ func New[V any](opts Options) *Cache[V] {
 func (c *Cache[V]) Get(ctx context.Context, handler, fingerprint string, settings map[string]string,
 	call func(context.Context) (V, error),
 ) (V, Outcome, error) {
-	return c.GetFor(ctx, "", handler, fingerprint, settings, call)
+	return c.GetFor(ctx, types.NamespacedName{}, handler, fingerprint, settings, call)
 }
 
-// GetFor is Get on behalf of user (empty: nobody), who is then told, through
-// the function SetOnChange sets, when a refresh finds the answer changed or
-// failing, until Release(user).
-func (c *Cache[V]) GetFor(ctx context.Context, user, handler, fingerprint string, settings map[string]string,
+// GetFor is Get on behalf of user (the zero name: nobody), who is then
+// told, through the function SetOnChange sets, when a refresh finds the
+// answer changed or failing, until Release(user).
+func (c *Cache[V]) GetFor(ctx context.Context, user types.NamespacedName, handler, fingerprint string, settings map[string]string,
 	call func(context.Context) (V, error),
 ) (V, Outcome, error) {
 	settingsKey := canonical(settings)

@@ -2,6 +2,8 @@ package callcache
 
 import (
 	"context"
+
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // RefreshOutcome says what a refresh of one answer found.
@@ -55,7 +57,7 @@ func (c *Cache[V]) RefreshEach(ctx context.Context, record func(RefreshOutcome))
 			continue
 		}
 		flightKey := d.handler + "\x00" + d.fingerprint + "\x00" + d.settingsKey
-		var users []string
+		var users []types.NamespacedName
 		outcome := RefreshUnchanged
 		_, _, _ = c.group.Do(flightKey, func() (any, error) {
 			v, err := d.call(context.WithoutCancel(ctx))

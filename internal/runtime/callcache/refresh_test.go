@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // extension answers what its answer field holds, counting calls.
@@ -28,17 +30,25 @@ func (e *extension) call(context.Context) (int, error) {
 type clocked struct {
 	*Cache[int]
 	now  time.Time
-	told [][]string
+	told [][]types.NamespacedName
 }
 
 func newClocked(opts Options) *clocked {
 	c := &clocked{Cache: New[int](opts), now: time.Now()}
 	c.Cache.now = func() time.Time { return c.now }
-	c.SetOnChange(func(users []string) { c.told = append(c.told, users) })
+	c.SetOnChange(func(users []types.NamespacedName) { c.told = append(c.told, users) })
 	return c
 }
 
 func intsEqual(a, b any) bool { return a == b }
+
+// Users of the cache, ClusterClasses.
+var (
+	userA = types.NamespacedName{Namespace: "ns", Name: "a"}
+	userB = types.NamespacedName{Namespace: "ns", Name: "b"}
+	userC = types.NamespacedName{Namespace: "ns", Name: "c"}
+	userD = types.NamespacedName{Namespace: "ns", Name: "d"}
+)
 
 func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t *testing.T) {
 	c := newClocked(Options{MaxAge: time.Minute, Equal: intsEqual})
@@ -46,10 +56,10 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 
 	shared, alone, unused := &extension{}, &extension{}, &extension{}
 	shared.answer.Store(1)
-	for _, user := range []string{"ns/a", "ns/b", "ns/c"} {
+	for _, user := range []types.NamespacedName{userA, userB, userC} {
 		c.GetFor(ctx, user, "shared", "fp", nil, shared.call)
 	}
-	c.GetFor(ctx, "ns/d", "alone", "fp", map[string]string{"k": "v"}, alone.call)
+	c.GetFor(ctx, userD, "alone", "fp", map[string]string{"k": "v"}, alone.call)
 	c.Get(ctx, "unused", "fp", nil, unused.call)
 	if shared.calls.Load() != 1 {
 		t.Fatalf("three users of one request made %d calls", shared.calls.Load())
@@ -67,10 +77,10 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 	if shared.calls.Load() != 2 || alone.calls.Load() != 2 || unused.calls.Load() != 1 {
 		t.Errorf("calls: shared %d, alone %d, unused %d; want 2, 2, 1", shared.calls.Load(), alone.calls.Load(), unused.calls.Load())
 	}
-	if want := [][]string{{"ns/a", "ns/b", "ns/c"}}; !reflect.DeepEqual(c.told, want) {
+	if want := [][]types.NamespacedName{{userA, userB, userC}}; !reflect.DeepEqual(c.told, want) {
 		t.Errorf("told %v, want %v", c.told, want)
 	}
-	if v, outcome, _ := c.GetFor(ctx, "ns/a", "shared", "fp", nil, shared.call); v != 2 || outcome != Hit {
+	if v, outcome, _ := c.GetFor(ctx, userA, "shared", "fp", nil, shared.call); v != 2 || outcome != Hit {
 		t.Errorf("after the refresh: %d (%s), want the new answer from the cache", v, outcome)
 	}
 
@@ -81,7 +91,7 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 	}
 	// A released user is no longer told, and an answer without users is
 	// no longer asked for.
-	for _, user := range []string{"ns/a", "ns/b", "ns/c"} {
+	for _, user := range []types.NamespacedName{userA, userB, userC} {
 		c.Release(user)
 	}
 	c.now = c.now.Add(61 * time.Second)
@@ -98,17 +108,17 @@ func TestRefresh_AFailureTellsTheUsersAndAnswersThemWithTheError(t *testing.T) {
 	c := newClocked(Options{MaxAge: time.Minute})
 	ctx := context.Background()
 	e := &extension{}
-	c.GetFor(ctx, "ns/a", "h", "fp", nil, e.call)
+	c.GetFor(ctx, userA, "h", "fp", nil, e.call)
 
 	c.now = c.now.Add(61 * time.Second)
 	e.fail.Store(true)
 	if got := refresh(ctx, c.Cache); !reflect.DeepEqual(got, map[RefreshOutcome]int{RefreshFailed: 1}) {
 		t.Errorf("outcomes %v", got)
 	}
-	if !reflect.DeepEqual(c.told, [][]string{{"ns/a"}}) {
+	if !reflect.DeepEqual(c.told, [][]types.NamespacedName{{userA}}) {
 		t.Errorf("told %v", c.told)
 	}
-	if _, outcome, err := c.GetFor(ctx, "ns/a", "h", "fp", nil, e.call); err == nil || outcome != FailureShared {
+	if _, outcome, err := c.GetFor(ctx, userA, "h", "fp", nil, e.call); err == nil || outcome != FailureShared {
 		t.Errorf("the user's next reconcile got %s, %v; want the refresh's failure", outcome, err)
 	}
 	if e.calls.Load() != 2 {
@@ -120,7 +130,7 @@ func TestRefresh_ARecoveryTellsTheUsersTheFailureWasToldTo(t *testing.T) {
 	c := newClocked(Options{MaxAge: time.Minute})
 	ctx := context.Background()
 	e := &extension{}
-	for _, user := range []string{"ns/a", "ns/b"} {
+	for _, user := range []types.NamespacedName{userA, userB} {
 		c.GetFor(ctx, user, "h", "fp", nil, e.call)
 	}
 	c.now = c.now.Add(61 * time.Second)
@@ -131,10 +141,10 @@ func TestRefresh_ARecoveryTellsTheUsersTheFailureWasToldTo(t *testing.T) {
 	e.fail.Store(false)
 	c.now = c.now.Add(time.Minute)
 	c.told = nil
-	if _, outcome, err := c.GetFor(ctx, "ns/a", "h", "fp", nil, e.call); err != nil || outcome != Called {
+	if _, outcome, err := c.GetFor(ctx, userA, "h", "fp", nil, e.call); err != nil || outcome != Called {
 		t.Fatalf("retry after the backoff: %s, %v", outcome, err)
 	}
-	if want := [][]string{{"ns/a", "ns/b"}}; !reflect.DeepEqual(c.told, want) {
+	if want := [][]types.NamespacedName{{userA, userB}}; !reflect.DeepEqual(c.told, want) {
 		t.Errorf("told %v on recovery, want %v", c.told, want)
 	}
 }
@@ -145,7 +155,7 @@ func TestRefresh_AnAnswerOfAReplacedRegistrationDoesNotComeBack(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{})
 	old := func(context.Context) (int, error) { return 1, nil }
-	c.GetFor(ctx, "ns/a", "h", "fp1", nil, old)
+	c.GetFor(ctx, userA, "h", "fp1", nil, old)
 	slowOld := func(context.Context) (int, error) {
 		close(started)
 		<-release
@@ -160,12 +170,12 @@ func TestRefresh_AnAnswerOfAReplacedRegistrationDoesNotComeBack(t *testing.T) {
 	go func() { refresh(ctx, c.Cache); close(done) }()
 	<-started
 	c.Forget("h")
-	if v, _, _ := c.GetFor(ctx, "ns/a", "h", "fp2", nil, func(context.Context) (int, error) { return 2, nil }); v != 2 {
+	if v, _, _ := c.GetFor(ctx, userA, "h", "fp2", nil, func(context.Context) (int, error) { return 2, nil }); v != 2 {
 		t.Fatalf("fp2 answered %d", v)
 	}
 	close(release)
 	<-done
-	if v, outcome, _ := c.GetFor(ctx, "ns/a", "h", "fp2", nil, func(context.Context) (int, error) { return 3, nil }); v != 2 || outcome != Hit {
+	if v, outcome, _ := c.GetFor(ctx, userA, "h", "fp2", nil, func(context.Context) (int, error) { return 3, nil }); v != 2 || outcome != Hit {
 		t.Errorf("after the late refresh of fp1: %d (%s), want fp2's answer from the cache", v, outcome)
 	}
 }

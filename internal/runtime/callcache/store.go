@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 )
 
 type handlerEntries[V any] struct {
@@ -51,7 +53,7 @@ func (c *Cache[V]) lookup(handler, fingerprint, settingsKey string) (V, bool) {
 // replaced a different answer. With onlyReplace, it stores nothing unless
 // an answer under the same fingerprint is still there: a refresh that
 // returns after the registration changed must not bring the old one back.
-func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call func(context.Context) (V, error), onlyReplace bool) []string {
+func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call func(context.Context) (V, error), onlyReplace bool) []types.NamespacedName {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h, ok := c.handlers[handler]
@@ -68,7 +70,7 @@ func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call fun
 		h = &handlerEntries[V]{fingerprint: fingerprint, bySettings: map[string]*entry[V]{}}
 		c.handlers[handler] = h
 	}
-	var changed []string
+	var changed []types.NamespacedName
 	if old, ok := h.bySettings[settingsKey]; ok {
 		if c.equal == nil || !c.equal(old.value, v) {
 			changed = c.usersOf(usersKey(handler, settingsKey))

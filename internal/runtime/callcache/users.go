@@ -1,7 +1,10 @@
 package callcache
 
 import (
-	"sort"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // usersKey names an answer for its users: handler and settings. The
@@ -11,7 +14,7 @@ func usersKey(handler, settingsKey string) string { return handler + "\x00" + se
 
 // SetOnChange sets who hears of answers that changed or whose refresh
 // failed; fn gets the users of the answer (see GetFor) and must not block.
-func (c *Cache[V]) SetOnChange(fn func(users []string)) {
+func (c *Cache[V]) SetOnChange(fn func(users []types.NamespacedName)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.onChange = fn
@@ -20,7 +23,7 @@ func (c *Cache[V]) SetOnChange(fn func(users []string)) {
 // Release forgets every answer user used: a ClusterClass calls it before
 // each reconcile, which then uses again what it still needs, and when it
 // is deleted.
-func (c *Cache[V]) Release(user string) {
+func (c *Cache[V]) Release(user types.NamespacedName) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for key := range c.userKeys[user] {
@@ -32,14 +35,14 @@ func (c *Cache[V]) Release(user string) {
 	delete(c.userKeys, user)
 }
 
-func (c *Cache[V]) use(user, key string) {
-	if user == "" {
+func (c *Cache[V]) use(user types.NamespacedName, key string) {
+	if user == (types.NamespacedName{}) {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.users[key] == nil {
-		c.users[key] = map[string]struct{}{}
+		c.users[key] = map[types.NamespacedName]struct{}{}
 	}
 	c.users[key][user] = struct{}{}
 	if c.userKeys[user] == nil {
@@ -48,20 +51,21 @@ func (c *Cache[V]) use(user, key string) {
 	c.userKeys[user][key] = struct{}{}
 }
 
-// usersOf lists an answer's users; c.mu is held.
-func (c *Cache[V]) usersOf(key string) []string {
-	out := make([]string, 0, len(c.users[key]))
+// usersOf lists an answer's users in the order of their "namespace/name";
+// c.mu is held.
+func (c *Cache[V]) usersOf(key string) []types.NamespacedName {
+	out := make([]types.NamespacedName, 0, len(c.users[key]))
 	for user := range c.users[key] {
 		out = append(out, user)
 	}
-	sort.Strings(out)
+	slices.SortFunc(out, func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) })
 	return out
 }
 
 // recovered clears a key's failure after a successful call and returns
 // the users to tell: those of a changed answer, or every user of an answer
 // that had failed, whose reconciles still show the failure.
-func (c *Cache[V]) recovered(flightKey, handler, settingsKey string, changed []string) []string {
+func (c *Cache[V]) recovered(flightKey, handler, settingsKey string, changed []types.NamespacedName) []types.NamespacedName {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, failed := c.failures[flightKey]; failed {
@@ -73,7 +77,7 @@ func (c *Cache[V]) recovered(flightKey, handler, settingsKey string, changed []s
 	return changed
 }
 
-func (c *Cache[V]) notify(users []string) {
+func (c *Cache[V]) notify(users []types.NamespacedName) {
 	if len(users) == 0 {
 		return
 	}
