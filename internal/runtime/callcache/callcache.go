@@ -134,7 +134,7 @@ func (c *Cache[V]) GetFor(ctx context.Context, user types.NamespacedName, handle
 	if v, ok := c.lookup(handler, fingerprint, settingsKey); ok {
 		return v, Hit, nil
 	}
-	flightKey := handler + "\x00" + fingerprint + "\x00" + settingsKey
+	flightKey := flightKeyOf(handler, fingerprint, settingsKey)
 	if err := c.recentFailure(flightKey); err != nil {
 		var zero V
 		return zero, FailureShared, err
@@ -163,6 +163,13 @@ func (c *Cache[V]) GetFor(ctx context.Context, user types.NamespacedName, handle
 	})
 	v, _ := result.(V)
 	return v, outcome, err
+}
+
+// flightKeyOf names one request, for the shared flight and its failure
+// backoff: handler, registration and settings, everything an answer
+// depends on.
+func flightKeyOf(handler, fingerprint, settingsKey string) string {
+	return handler + "\x00" + fingerprint + "\x00" + settingsKey
 }
 
 // Forget drops every entry, failure and user of the named handlers.

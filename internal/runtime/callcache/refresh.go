@@ -56,7 +56,7 @@ func (c *Cache[V]) RefreshEach(ctx context.Context, record func(RefreshOutcome))
 		if !c.stillDue(d.handler, d.fingerprint, d.settingsKey) {
 			continue
 		}
-		flightKey := d.handler + "\x00" + d.fingerprint + "\x00" + d.settingsKey
+		flightKey := flightKeyOf(d.handler, d.fingerprint, d.settingsKey)
 		var users []types.NamespacedName
 		outcome := RefreshUnchanged
 		_, _, _ = c.group.Do(flightKey, func() (any, error) {
