@@ -2,7 +2,6 @@ package callcache
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -85,8 +84,8 @@ type Cache[V any] struct {
 	equal func(a, b any) bool
 	// users are, by entry key, who got their answer from it in their
 	// latest use (see GetFor), and userKeys the reverse, to release them.
-	users    map[string]map[types.NamespacedName]struct{}
-	userKeys map[types.NamespacedName]map[string]struct{}
+	users    map[answerKey]map[types.NamespacedName]struct{}
+	userKeys map[types.NamespacedName]map[answerKey]struct{}
 	// onChange, when set, hears the users of an answer that changed or
 	// whose refresh failed.
 	onChange func(users []types.NamespacedName)
@@ -102,7 +101,7 @@ func New[V any](opts Options) *Cache[V] {
 		maxAge: opts.MaxAge, maxEntries: maxEntries,
 		failureBackoff: opts.FailureBackoff, maxFailureBackoff: opts.MaxFailureBackoff,
 		handlers: map[string]*handlerEntries[V]{}, failures: map[string]*failure{}, now: time.Now,
-		equal: opts.Equal, users: map[string]map[types.NamespacedName]struct{}{}, userKeys: map[types.NamespacedName]map[string]struct{}{},
+		equal: opts.Equal, users: map[answerKey]map[types.NamespacedName]struct{}{}, userKeys: map[types.NamespacedName]map[answerKey]struct{}{},
 	}
 	if c.failureBackoff <= 0 {
 		c.failureBackoff = DefaultFailureBackoff
@@ -130,7 +129,7 @@ func (c *Cache[V]) GetFor(ctx context.Context, user types.NamespacedName, handle
 	call func(context.Context) (V, error),
 ) (V, Outcome, error) {
 	settingsKey := canonical(settings)
-	c.use(user, usersKey(handler, settingsKey))
+	c.use(user, answerKey{handler, settingsKey})
 	if v, ok := c.lookup(handler, fingerprint, settingsKey); ok {
 		return v, Hit, nil
 	}
@@ -184,7 +183,7 @@ func (c *Cache[V]) Forget(handlers ...string) {
 			}
 		}
 		for key, users := range c.users {
-			if strings.HasPrefix(key, h+"\x00") {
+			if key.handler == h {
 				for user := range users {
 					delete(c.userKeys[user], key)
 					if len(c.userKeys[user]) == 0 {

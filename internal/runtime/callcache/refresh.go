@@ -40,7 +40,7 @@ func (c *Cache[V]) RefreshEach(ctx context.Context, record func(RefreshOutcome))
 	var work []due
 	c.mu.Lock()
 	for e := c.oldest; e != nil && c.expired(e); e = e.newer {
-		if len(c.users[usersKey(e.handler, e.settingsKey)]) > 0 && e.call != nil {
+		if len(c.users[answerKey{e.handler, e.settingsKey}]) > 0 && e.call != nil {
 			work = append(work, due{e.handler, e.fingerprint, e.settingsKey, e.call})
 		}
 	}
@@ -69,7 +69,7 @@ func (c *Cache[V]) RefreshEach(ctx context.Context, record func(RefreshOutcome))
 						c.remove(e)
 					}
 				}
-				users = c.usersOf(usersKey(d.handler, d.settingsKey))
+				users = c.usersOf(answerKey{d.handler, d.settingsKey})
 				c.mu.Unlock()
 				outcome = RefreshFailed
 				return nil, err

@@ -42,7 +42,7 @@ func (c *Cache[V]) lookup(handler, fingerprint, settingsKey string) (V, bool) {
 	}
 	// An answer in use is kept past its age: Refresh asks again and tells
 	// its users what changed. One nobody uses just expires.
-	if c.expired(e) && len(c.users[usersKey(handler, settingsKey)]) == 0 {
+	if c.expired(e) && len(c.users[answerKey{handler, settingsKey}]) == 0 {
 		c.remove(e)
 		return zero, false
 	}
@@ -73,7 +73,7 @@ func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call fun
 	var changed []types.NamespacedName
 	if old, ok := h.bySettings[settingsKey]; ok {
 		if c.equal == nil || !c.equal(old.value, v) {
-			changed = c.usersOf(usersKey(handler, settingsKey))
+			changed = c.usersOf(answerKey{handler, settingsKey})
 		}
 		c.unlink(old)
 	}
@@ -84,7 +84,7 @@ func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call fun
 	// Entries expire in the order they were stored, so the expired ones
 	// are all at the oldest end; entries nobody looks up again go here.
 	// One in use stops the sweep: Refresh renews it.
-	for c.oldest != nil && c.expired(c.oldest) && len(c.users[usersKey(c.oldest.handler, c.oldest.settingsKey)]) == 0 {
+	for c.oldest != nil && c.expired(c.oldest) && len(c.users[answerKey{c.oldest.handler, c.oldest.settingsKey}]) == 0 {
 		c.remove(c.oldest)
 	}
 	for c.entries > c.maxEntries {

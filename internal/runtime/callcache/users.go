@@ -7,10 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// usersKey names an answer for its users: handler and settings. The
+// answerKey names an answer for its users: handler and settings. The
 // fingerprint is left out: a registration change drops the handler's
 // answers and users alike.
-func usersKey(handler, settingsKey string) string { return handler + "\x00" + settingsKey }
+type answerKey struct{ handler, settingsKey string }
 
 // SetOnChange sets who hears of answers that changed or whose refresh
 // failed; fn gets the users of the answer (see GetFor) and must not block.
@@ -35,7 +35,7 @@ func (c *Cache[V]) Release(user types.NamespacedName) {
 	delete(c.userKeys, user)
 }
 
-func (c *Cache[V]) use(user types.NamespacedName, key string) {
+func (c *Cache[V]) use(user types.NamespacedName, key answerKey) {
 	if user == (types.NamespacedName{}) {
 		return
 	}
@@ -46,14 +46,14 @@ func (c *Cache[V]) use(user types.NamespacedName, key string) {
 	}
 	c.users[key][user] = struct{}{}
 	if c.userKeys[user] == nil {
-		c.userKeys[user] = map[string]struct{}{}
+		c.userKeys[user] = map[answerKey]struct{}{}
 	}
 	c.userKeys[user][key] = struct{}{}
 }
 
 // usersOf lists an answer's users in the order of their "namespace/name";
 // c.mu is held.
-func (c *Cache[V]) usersOf(key string) []types.NamespacedName {
+func (c *Cache[V]) usersOf(key answerKey) []types.NamespacedName {
 	out := make([]types.NamespacedName, 0, len(c.users[key]))
 	for user := range c.users[key] {
 		out = append(out, user)
@@ -71,7 +71,7 @@ func (c *Cache[V]) recovered(flightKey, handler, settingsKey string, changed []t
 	if _, failed := c.failures[flightKey]; failed {
 		delete(c.failures, flightKey)
 		if len(changed) == 0 {
-			return c.usersOf(usersKey(handler, settingsKey))
+			return c.usersOf(answerKey{handler, settingsKey})
 		}
 	}
 	return changed
