@@ -17,7 +17,7 @@ import (
 // cuts what nobody asks for any more.
 const DefaultMaxEntries = 10_000
 
-// Outcome says how a Get was answered.
+// Outcome says how a GetFor was answered.
 type Outcome string
 
 const (
@@ -112,19 +112,12 @@ func New[V any](opts Options) *Cache[V] {
 	return c
 }
 
-// Get returns the answer for (handler, fingerprint, settings), calling call
-// at most once for all concurrent and later callers with the same key. A
-// failed call is not stored as an answer, but its error answers the same
-// key until the failure backoff passes.
-func (c *Cache[V]) Get(ctx context.Context, handler, fingerprint string, settings map[string]string,
-	call func(context.Context) (V, error),
-) (V, Outcome, error) {
-	return c.GetFor(ctx, types.NamespacedName{}, handler, fingerprint, settings, call)
-}
-
-// GetFor is Get on behalf of user (the zero name: nobody), who is then
-// told, through the function SetOnChange sets, when a refresh finds the
-// answer changed or failing, until Release(user).
+// GetFor returns the answer for (handler, fingerprint, settings), calling
+// call at most once for all concurrent and later callers with the same key.
+// A failed call is not stored as an answer, but its error answers the same
+// key until the failure backoff passes. It asks on behalf of user (the zero
+// name: nobody), who is then told, through the function SetOnChange sets,
+// when a refresh finds the answer changed or failing, until Release(user).
 func (c *Cache[V]) GetFor(ctx context.Context, user types.NamespacedName, handler, fingerprint string, settings map[string]string,
 	call func(context.Context) (V, error),
 ) (V, Outcome, error) {

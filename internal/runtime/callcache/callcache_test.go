@@ -8,7 +8,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 )
+
+// nobody asks on behalf of no ClusterClass: the answers it gets are in
+// nobody's use, so they expire and are swept like any unused answer.
+var nobody types.NamespacedName
 
 func TestGet_ConcurrentCallersShareOneCall(t *testing.T) {
 	c := New[string](Options{})
@@ -27,7 +33,7 @@ func TestGet_ConcurrentCallersShareOneCall(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, outcome, err := c.Get(context.Background(), "vars.ext", "fp1", map[string]string{"a": "1", "b": "2"}, call)
+			v, outcome, err := c.GetFor(context.Background(), nobody, "vars.ext", "fp1", map[string]string{"a": "1", "b": "2"}, call)
 			if err != nil {
 				t.Error(err)
 			}
@@ -63,7 +69,7 @@ func TestGet_ConcurrentCallersShareOneCall(t *testing.T) {
 		t.Errorf("outcomes: called %d, shared %d, hit %d; want exactly one caller to report the call", count(Called), count(Shared), count(Hit))
 	}
 	// Later callers with the same settings in another order hit the cache.
-	if _, outcome, _ := c.Get(context.Background(), "vars.ext", "fp1", map[string]string{"b": "2", "a": "1"}, call); outcome != Hit {
+	if _, outcome, _ := c.GetFor(context.Background(), nobody, "vars.ext", "fp1", map[string]string{"b": "2", "a": "1"}, call); outcome != Hit {
 		t.Errorf("outcome %s, want hit", outcome)
 	}
 }
@@ -73,7 +79,7 @@ func TestGet_KeyIsHandlerFingerprintAndSettings(t *testing.T) {
 	var calls atomic.Int64
 	call := func(context.Context) (int, error) { return int(calls.Add(1)), nil }
 	get := func(handler, fp string, settings map[string]string) Outcome {
-		_, outcome, err := c.Get(context.Background(), handler, fp, settings, call)
+		_, outcome, err := c.GetFor(context.Background(), nobody, handler, fp, settings, call)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +126,7 @@ func TestGet_AFailureAnswersTheSameKeyUntilItsBackoffThenDoubles(t *testing.T) {
 		return 7, nil
 	}
 	get := func(handler string) (int, Outcome, error) {
-		return c.Get(context.Background(), handler, "fp", nil, call)
+		return c.GetFor(context.Background(), nobody, handler, "fp", nil, call)
 	}
 	steps := []struct {
 		name      string
@@ -170,12 +176,12 @@ func TestGet_AFailureAnswersTheSameKeyUntilItsBackoffThenDoubles(t *testing.T) {
 func TestForget_DropsAHandlersFailures(t *testing.T) {
 	c := New[int](Options{})
 	boom := func(context.Context) (int, error) { return 0, errors.New("boom") }
-	c.Get(context.Background(), "h", "fp", nil, boom)
-	if _, outcome, _ := c.Get(context.Background(), "h", "fp", nil, boom); outcome != FailureShared {
+	c.GetFor(context.Background(), nobody, "h", "fp", nil, boom)
+	if _, outcome, _ := c.GetFor(context.Background(), nobody, "h", "fp", nil, boom); outcome != FailureShared {
 		t.Fatalf("outcome %s before Forget, want %s", outcome, FailureShared)
 	}
 	c.Forget("h")
-	if _, outcome, _ := c.Get(context.Background(), "h", "fp", nil, boom); outcome != Called {
+	if _, outcome, _ := c.GetFor(context.Background(), nobody, "h", "fp", nil, boom); outcome != Called {
 		t.Fatalf("outcome %s after Forget, want %s: a re-registered handler must be asked at once", outcome, Called)
 	}
 }
@@ -185,13 +191,13 @@ func TestGet_MaxAgeExpiresEntries(t *testing.T) {
 	now := time.Now()
 	c.now = func() time.Time { return now }
 	call := func(context.Context) (int, error) { return 1, nil }
-	c.Get(context.Background(), "h", "fp", nil, call)
+	c.GetFor(context.Background(), nobody, "h", "fp", nil, call)
 	now = now.Add(30 * time.Second)
-	if _, outcome, _ := c.Get(context.Background(), "h", "fp", nil, call); outcome != Hit {
+	if _, outcome, _ := c.GetFor(context.Background(), nobody, "h", "fp", nil, call); outcome != Hit {
 		t.Errorf("within max age: %s", outcome)
 	}
 	now = now.Add(time.Minute)
-	if _, outcome, _ := c.Get(context.Background(), "h", "fp", nil, call); outcome != Called {
+	if _, outcome, _ := c.GetFor(context.Background(), nobody, "h", "fp", nil, call); outcome != Called {
 		t.Errorf("after max age: %s", outcome)
 	}
 }
@@ -206,12 +212,12 @@ func TestGet_SharedCallSurvivesTheFirstCallersCancellation(t *testing.T) {
 		return 5, ctx.Err()
 	}
 	first, cancel := context.WithCancel(context.Background())
-	go func() { _, _, _ = c.Get(first, "h", "fp", nil, call) }()
+	go func() { _, _, _ = c.GetFor(first, nobody, "h", "fp", nil, call) }()
 	<-started
 	cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := c.Get(context.Background(), "h", "fp", nil, call)
+		_, _, err := c.GetFor(context.Background(), nobody, "h", "fp", nil, call)
 		done <- err
 	}()
 	close(release)
@@ -336,7 +342,7 @@ func TestCache_BoundsAndDrops(t *testing.T) {
 					c.Forget(s.forget...)
 				} else {
 					want := s.handler + "/" + s.fp + "/" + s.setting
-					v, outcome, err := c.Get(context.Background(), s.handler, s.fp, map[string]string{"v": s.setting},
+					v, outcome, err := c.GetFor(context.Background(), nobody, s.handler, s.fp, map[string]string{"v": s.setting},
 						func(context.Context) (string, error) { return want, nil })
 					if err != nil || v != want {
 						t.Fatalf("step %d: got %q, %v; want %q", i, v, err, want)
@@ -363,7 +369,7 @@ func TestCache_BoundHoldsUnderManyDistinctSettings(t *testing.T) {
 	const stores = 5000
 	for i := range stores {
 		now = now.Add(time.Second)
-		_, outcome, err := c.Get(context.Background(), handlers[i%len(handlers)], "fp", map[string]string{"generation": strconv.Itoa(i)},
+		_, outcome, err := c.GetFor(context.Background(), nobody, handlers[i%len(handlers)], "fp", map[string]string{"generation": strconv.Itoa(i)},
 			func(context.Context) (int, error) { return i, nil })
 		if err != nil || outcome != Called {
 			t.Fatalf("store %d: outcome %s, %v", i, outcome, err)
@@ -378,7 +384,7 @@ func TestCache_BoundHoldsUnderManyDistinctSettings(t *testing.T) {
 	checkInvariants(t, c)
 	// The newest answers are the ones kept.
 	for i := stores - bound; i < stores; i++ {
-		v, outcome, _ := c.Get(context.Background(), handlers[i%len(handlers)], "fp", map[string]string{"generation": strconv.Itoa(i)},
+		v, outcome, _ := c.GetFor(context.Background(), nobody, handlers[i%len(handlers)], "fp", map[string]string{"generation": strconv.Itoa(i)},
 			func(context.Context) (int, error) { return -1, nil })
 		if outcome != Hit || v != i {
 			t.Fatalf("store %d, among the newest %d: outcome %s, value %d", i, bound, outcome, v)
@@ -389,7 +395,7 @@ func TestCache_BoundHoldsUnderManyDistinctSettings(t *testing.T) {
 func TestNew_ZeroMaxEntriesMeansTheDefault(t *testing.T) {
 	c := New[int](Options{})
 	for i := range DefaultMaxEntries + 10 {
-		c.Get(context.Background(), "h", "fp", map[string]string{"i": strconv.Itoa(i)}, func(context.Context) (int, error) { return i, nil })
+		c.GetFor(context.Background(), nobody, "h", "fp", map[string]string{"i": strconv.Itoa(i)}, func(context.Context) (int, error) { return i, nil })
 	}
 	if n := c.Len(); n != DefaultMaxEntries {
 		t.Errorf("Len = %d, want DefaultMaxEntries (%d)", n, DefaultMaxEntries)

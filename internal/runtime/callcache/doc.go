@@ -20,7 +20,7 @@
 // change leaves its old answer behind, so storing sweeps expired entries and
 // then evicts the oldest beyond the bound.
 //
-// One seam a file: callcache.go is the front (Get, GetFor, Forget, the
+// One seam a file: callcache.go is the front (GetFor, Forget, the
 // shared flight), store.go the entries and their age order, backoff.go the
 // failures that stand in for calls, users.go who got which answer, and
 // refresh.go asking the answers in use again.

@@ -60,7 +60,7 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 		c.GetFor(ctx, user, "shared", "fp", nil, shared.call)
 	}
 	c.GetFor(ctx, userD, "alone", "fp", map[string]string{"k": "v"}, alone.call)
-	c.Get(ctx, "unused", "fp", nil, unused.call)
+	c.GetFor(ctx, nobody, "unused", "fp", nil, unused.call)
 	if shared.calls.Load() != 1 {
 		t.Fatalf("three users of one request made %d calls", shared.calls.Load())
 	}
