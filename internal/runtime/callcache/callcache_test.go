@@ -3,10 +3,12 @@ package callcache
 import (
 	"context"
 	"errors"
+	"maps"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -16,65 +18,52 @@ import (
 // nobody's use, so they expire and are swept like any unused answer.
 var nobody types.NamespacedName
 
-func TestGet_ConcurrentCallersShareOneCall(t *testing.T) {
-	c := New[string](Options{})
-	var calls atomic.Int64
-	release := make(chan struct{})
-	call := func(context.Context) (string, error) {
-		calls.Add(1)
-		<-release
-		return "answer", nil
-	}
-	const callers = 200
-	var wg sync.WaitGroup
-	results := make(chan string, callers)
-	var outcomes sync.Map
-	for range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v, outcome, err := c.GetFor(context.Background(), nobody, "vars.ext", "fp1", map[string]string{"a": "1", "b": "2"}, call)
-			if err != nil {
-				t.Error(err)
-			}
-			n, _ := outcomes.LoadOrStore(outcome, new(atomic.Int64))
-			n.(*atomic.Int64).Add(1)
-			results <- v
-		}()
-	}
-	// Let the callers pile up on the first call, then answer it.
-	deadline := time.Now().Add(5 * time.Second)
-	for calls.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	close(release)
-	wg.Wait()
-	close(results)
-	for v := range results {
-		if v != "answer" {
-			t.Fatalf("a caller got %q", v)
+func TestGetFor_ConcurrentCallersShareOneCall(t *testing.T) {
+	// In a bubble, synctest.Wait returns only once every caller is durably
+	// blocked: the one that called, on release, and every other one inside
+	// its flight (singleflight's wait group). None can have come late and
+	// found the answer stored, so exactly callers-1 of them share.
+	synctest.Test(t, func(t *testing.T) {
+		c := New[string](Options{})
+		var calls atomic.Int64
+		release := make(chan struct{})
+		call := func(context.Context) (string, error) {
+			calls.Add(1)
+			<-release
+			return "answer", nil
 		}
-	}
-	if got := calls.Load(); got != 1 {
-		t.Fatalf("%d calls for %d concurrent callers, want 1", got, callers)
-	}
-	count := func(o Outcome) int64 {
-		n, ok := outcomes.Load(o)
-		if !ok {
-			return 0
+		const callers = 200
+		var mu sync.Mutex
+		outcomes := map[Outcome]int{}
+		var wg sync.WaitGroup
+		for range callers {
+			wg.Go(func() {
+				v, outcome, err := c.GetFor(context.Background(), nobody, "vars.ext", "fp1", map[string]string{"a": "1", "b": "2"}, call)
+				if err != nil || v != "answer" {
+					t.Errorf("a caller got %q, %v", v, err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				outcomes[outcome]++
+			})
 		}
-		return n.(*atomic.Int64).Load()
-	}
-	if count(Called) != 1 || count(Called)+count(Shared)+count(Hit) != callers {
-		t.Errorf("outcomes: called %d, shared %d, hit %d; want exactly one caller to report the call", count(Called), count(Shared), count(Hit))
-	}
-	// Later callers with the same settings in another order hit the cache.
-	if _, outcome, _ := c.GetFor(context.Background(), nobody, "vars.ext", "fp1", map[string]string{"b": "2", "a": "1"}, call); outcome != Hit {
-		t.Errorf("outcome %s, want hit", outcome)
-	}
+		synctest.Wait()
+		if got := calls.Load(); got != 1 {
+			t.Errorf("%d calls in flight for %d concurrent callers, want 1", got, callers)
+		}
+		close(release)
+		wg.Wait()
+		if want := map[Outcome]int{Called: 1, Shared: callers - 1}; !maps.Equal(outcomes, want) {
+			t.Errorf("outcomes %v, want %v: one caller calls, every other shares its flight", outcomes, want)
+		}
+		// Later callers with the same settings in another order hit the cache.
+		if _, outcome, _ := c.GetFor(context.Background(), nobody, "vars.ext", "fp1", map[string]string{"b": "2", "a": "1"}, call); outcome != Hit {
+			t.Errorf("outcome %s, want hit", outcome)
+		}
+	})
 }
 
-func TestGet_KeyIsHandlerFingerprintAndSettings(t *testing.T) {
+func TestGetFor_KeyIsHandlerFingerprintAndSettings(t *testing.T) {
 	c := New[int](Options{})
 	var calls atomic.Int64
 	call := func(context.Context) (int, error) { return int(calls.Add(1)), nil }
@@ -112,7 +101,7 @@ func TestGet_KeyIsHandlerFingerprintAndSettings(t *testing.T) {
 	}
 }
 
-func TestGet_AFailureAnswersTheSameKeyUntilItsBackoffThenDoubles(t *testing.T) {
+func TestGetFor_AFailureAnswersTheSameKeyUntilItsBackoffThenDoubles(t *testing.T) {
 	c := New[int](Options{FailureBackoff: time.Second, MaxFailureBackoff: 3 * time.Second, MaxAge: 10 * time.Second})
 	now := time.Now()
 	c.now = func() time.Time { return now }
@@ -186,7 +175,7 @@ func TestForget_DropsAHandlersFailures(t *testing.T) {
 	}
 }
 
-func TestGet_MaxAgeExpiresEntries(t *testing.T) {
+func TestGetFor_MaxAgeExpiresEntries(t *testing.T) {
 	c := New[int](Options{MaxAge: time.Minute})
 	now := time.Now()
 	c.now = func() time.Time { return now }
@@ -202,7 +191,7 @@ func TestGet_MaxAgeExpiresEntries(t *testing.T) {
 	}
 }
 
-func TestGet_SharedCallSurvivesTheFirstCallersCancellation(t *testing.T) {
+func TestGetFor_SharedCallSurvivesTheFirstCallersCancellation(t *testing.T) {
 	c := New[int](Options{})
 	started := make(chan struct{})
 	release := make(chan struct{})
