@@ -192,27 +192,37 @@ func TestGetFor_MaxAgeExpiresEntries(t *testing.T) {
 }
 
 func TestGetFor_SharedCallSurvivesTheFirstCallersCancellation(t *testing.T) {
-	c := New[int](Options{})
-	started := make(chan struct{})
-	release := make(chan struct{})
-	call := func(ctx context.Context) (int, error) {
-		close(started)
-		<-release
-		return 5, ctx.Err()
-	}
-	first, cancel := context.WithCancel(context.Background())
-	go func() { _, _, _ = c.GetFor(first, nobody, "h", "fp", nil, call) }()
-	<-started
-	cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, _, err := c.GetFor(context.Background(), nobody, "h", "fp", nil, call)
-		done <- err
-	}()
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatalf("second caller failed because the first was cancelled: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		c := New[int](Options{})
+		started := make(chan struct{})
+		release := make(chan struct{})
+		call := func(ctx context.Context) (int, error) {
+			close(started)
+			<-release
+			return 5, ctx.Err()
+		}
+		first, cancel := context.WithCancel(context.Background())
+		go func() { _, _, _ = c.GetFor(first, nobody, "h", "fp", nil, call) }()
+		<-started
+		cancel()
+		type answer struct {
+			v       int
+			outcome Outcome
+			err     error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			v, outcome, err := c.GetFor(context.Background(), nobody, "h", "fp", nil, call)
+			done <- answer{v, outcome, err}
+		}()
+		// The second caller is inside the first's flight before it answers:
+		// it shares the call the cancelled caller started.
+		synctest.Wait()
+		close(release)
+		if got := <-done; got != (answer{5, Shared, nil}) {
+			t.Fatalf("second caller got %+v, want 5 from the shared call: the first caller's cancellation must not end it", got)
+		}
+	})
 }
 
 // checkInvariants fails the test unless the list of entries, the handler
