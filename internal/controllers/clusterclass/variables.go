@@ -25,8 +25,8 @@ import (
 // extension failed, or failed under failurePolicy Ignore, and the
 // reconcile is worth retrying.
 func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.ClusterClass, res *resolution) (bool, error) {
-	sources := []variableSource{{from: clusterv1.VariableDefinitionFromInline, variables: cc.Spec.Variables}}
-	var failures []string
+	discovered, retry := r.discoverPatches(ctx, cc, res)
+	sources := append([]variableSource{{from: clusterv1.VariableDefinitionFromInline, variables: cc.Spec.Variables}}, discovered...)
 	// What this pass checks becomes what the ClusterClass holds in the
 	// schema cache; what it no longer has is forgotten.
 	schemas := r.Schemas.Check(client.ObjectKeyFromObject(cc))
@@ -34,13 +34,10 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 		schemas.Commit()
 		metrics.VariableSchemasCached.Set(float64(r.Schemas.Len()))
 	}()
-	for i, v := range cc.Spec.Variables {
-		if errs := schemas.Validate(v, field.NewPath("spec", "variables").Index(i)); len(errs) > 0 {
-			failures = append(failures, fmt.Sprintf("inline variable %q is invalid: %v", v.Name, errs.ToAggregate()))
-		}
+	var failures []string
+	for _, src := range sources {
+		failures = append(failures, src.check(schemas)...)
 	}
-	discovered, failed, retry := r.discoverPatches(ctx, cc, res, schemas)
-	sources, failures = append(sources, discovered...), append(failures, failed...)
 	if len(failures) > 0 {
 		// Keep the last good status.variables: a partial answer would make
 		// Clusters fail validation against variables that still exist.
@@ -69,42 +66,36 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 	return true, retry
 }
 
-// discoverPatches returns the variables of every external patch with a
-// discoverVariablesExtension, why the others have none, and the last
-// extension failure, failurePolicy Ignore's included: the reconcile is
-// retried with backoff until the extension answers.
-func (r *Reconciler) discoverPatches(ctx context.Context, cc *clusterv1.ClusterClass, res *resolution, schemas *variableschema.Check,
-) (sources []variableSource, failures []string, retry error) {
+// discoverPatches returns, in patch order, a source for every external
+// patch with a discoverVariablesExtension, holding its variables or why it
+// has none, and the last extension failure, failurePolicy Ignore's
+// included: the reconcile is retried with backoff until the extension
+// answers. A patch whose failure is ignored has no source: it adds no
+// variables and fails nothing.
+func (r *Reconciler) discoverPatches(ctx context.Context, cc *clusterv1.ClusterClass, res *resolution) (sources []variableSource, retry error) {
 	for _, patch := range cc.Spec.Patches {
 		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" || r.WithoutDiscoverVariables {
 			continue
 		}
-		where := fmt.Sprintf("patch %q (%s)", patch.Name, patch.External.DiscoverVariablesExtension)
+		src := variableSource{from: patch.Name, where: fmt.Sprintf("patch %q (%s)", patch.Name, patch.External.DiscoverVariablesExtension)}
 		vars, err := r.discover(ctx, client.ObjectKeyFromObject(cc), patch, res)
 		switch {
 		case errors.As(err, new(*ignoredCall)):
 			// Cluster API's client answers it with an empty success: the
 			// patch adds no variables, which does not fail the others.
-			retry = fmt.Errorf("%s: failurePolicy Ignore, so it adds no variables until it answers: %w", where, err)
+			retry = fmt.Errorf("%s: failurePolicy Ignore, so it adds no variables until it answers: %w", src.where, err)
 			continue
 		case errors.As(err, new(*callError)):
-			failures = append(failures, fmt.Sprintf("%s: %v", where, err))
+			src.failed = fmt.Sprintf("%s: %v", src.where, err)
 			retry = err
-			continue
 		case err != nil:
-			failures = append(failures, fmt.Sprintf("%s: %v", where, err))
-			continue
+			src.failed = fmt.Sprintf("%s: %v", src.where, err)
+		default:
+			src.variables = vars
 		}
-		// An extension's schemas are checked like inline ones: a schema
-		// Clusters cannot be validated against must never be published.
-		for _, v := range vars {
-			if errs := schemas.Validate(v, field.NewPath("variables").Key(v.Name)); len(errs) > 0 {
-				failures = append(failures, fmt.Sprintf("%s: variable %q is invalid: %v", where, v.Name, errs.ToAggregate()))
-			}
-		}
-		sources = append(sources, variableSource{from: patch.Name, variables: vars})
+		sources = append(sources, src)
 	}
-	return sources, failures, retry
+	return sources, retry
 }
 
 // setVariablesNotReady sets VariablesReady, and the VariablesReconciled
@@ -116,9 +107,50 @@ func setVariablesNotReady(cc *clusterv1.ClusterClass, message string) {
 		clusterv1.VariableDiscoveryFailedV1Beta1Reason, clusterv1.ConditionSeverityError, message)
 }
 
+// variableSource is where variables come from: the ClusterClass itself
+// (inline) or one patch's extension.
 type variableSource struct {
+	// from is the definition's from in status.variables.
 	from      string
 	variables []clusterv1.ClusterClassVariable
+	// where names a patch's source in messages; empty for inline variables.
+	where string
+	// failed says why a patch's extension gave no variables.
+	failed string
+}
+
+// check returns why the source cannot be published: its extension failed,
+// or one of its schemas is invalid. An extension's schemas are checked
+// like inline ones: a schema Clusters cannot be validated against must
+// never be published.
+func (s variableSource) check(schemas *variableschema.Check) []string {
+	if s.failed != "" {
+		return []string{s.failed}
+	}
+	var failures []string
+	for i, v := range s.variables {
+		if errs := schemas.Validate(v, s.path(i, v)); len(errs) > 0 {
+			failures = append(failures, s.invalid(v, errs))
+		}
+	}
+	return failures
+}
+
+// path is where the errors of the source's variable i are reported: its
+// place in spec.variables for an inline one, its name for an extension's.
+func (s variableSource) path(i int, v clusterv1.ClusterClassVariable) *field.Path {
+	if s.where == "" {
+		return field.NewPath("spec", "variables").Index(i)
+	}
+	return field.NewPath("variables").Key(v.Name)
+}
+
+// invalid says that the source's variable v is invalid, and why.
+func (s variableSource) invalid(v clusterv1.ClusterClassVariable, errs field.ErrorList) string {
+	if s.where == "" {
+		return fmt.Sprintf("inline variable %q is invalid: %v", v.Name, errs.ToAggregate())
+	}
+	return fmt.Sprintf("%s: variable %q is invalid: %v", s.where, v.Name, errs.ToAggregate())
 }
 
 // mergeVariables builds status.variables: one entry per variable name,
