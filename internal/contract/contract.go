@@ -1,13 +1,18 @@
 package contract
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/gobuffalo/flect"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Versions are the contract versions whose labels name API versions a
@@ -23,6 +28,20 @@ func Label(contract string) string { return clusterv1.GroupVersion.Group + "/" +
 // derives it: the lower-case plural of the kind, a dot, the group.
 func CRDName(group, kind string) string {
 	return Plural(kind) + "." + group
+}
+
+// ReadCRD reads, through reader, the metadata of the CRD serving gk: its
+// contract labels are what LatestAPIVersion reads. It returns the CRD's
+// name even when the read fails, for the caller to name it in its error;
+// the read's error is returned as is, for the caller to word.
+func ReadCRD(ctx context.Context, reader client.Reader, gk schema.GroupKind) (string, *metav1.PartialObjectMetadata, error) {
+	name := CRDName(gk.Group, gk.Kind)
+	crd := &metav1.PartialObjectMetadata{}
+	crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+	if err := reader.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+		return name, nil, err
+	}
+	return name, crd, nil
 }
 
 // Plural is the lower-case plural Cluster API expects as a CRD's plural.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -17,10 +15,8 @@ import (
 // contract labels through reader.
 func Getter(reader client.Reader) func(ctx context.Context, gk schema.GroupKind) (string, error) {
 	return func(ctx context.Context, gk schema.GroupKind) (string, error) {
-		name := contract.CRDName(gk.Group, gk.Kind)
-		crd := &metav1.PartialObjectMetadata{}
-		crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
-		if err := reader.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+		name, crd, err := contract.ReadCRD(ctx, reader, gk)
+		if err != nil {
 			return "", fmt.Errorf("failed to get apiVersion for kind %s: failed to get CustomResourceDefinition %s: %w", gk.Kind, name, err)
 		}
 		version, err := contract.LatestAPIVersion(crd.GetLabels(), name)

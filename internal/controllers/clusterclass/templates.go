@@ -214,10 +214,8 @@ func hasOwner(refs []metav1.OwnerReference, want metav1.OwnerReference) bool {
 // latestAPIVersion returns the newest API version the CRD of gk lists in
 // its contract label, reading the CRD's metadata from the cache.
 func (r *Reconciler) latestAPIVersion(ctx context.Context, gk schema.GroupKind) (string, error) {
-	crd := &metav1.PartialObjectMetadata{}
-	crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
-	name := contract.CRDName(gk.Group, gk.Kind)
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+	name, crd, err := contract.ReadCRD(ctx, r.Client, gk)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return "", fmt.Errorf("CustomResourceDefinition %s of %s does not exist", name, gk)
 		}
