@@ -1,8 +1,16 @@
 package contract
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 func TestCRDName_IsTheLowerCasePluralDotGroup(t *testing.T) {
@@ -44,6 +52,45 @@ func TestLatestAPIVersion_TakesTheNewestVersionOfTheNewestContract(t *testing.T)
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("%v: got %q, %v; want %q", tt.labels, got, err, tt.want)
+		}
+	}
+}
+
+func TestReadCRD_NamesAndReadsTheCRDOfAKind(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	const group = "infrastructure.cluster.x-k8s.io"
+	labels := map[string]string{Label("v1beta2"): "v1beta1_v1beta2"}
+	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(&apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "dockerclustertemplates." + group, Labels: labels},
+	}).Build()
+	tests := []struct {
+		kind         string
+		wantName     string
+		wantNotFound bool
+	}{
+		{kind: "DockerClusterTemplate", wantName: "dockerclustertemplates." + group},
+		// The name comes back with the error, for the caller's message.
+		{kind: "NoSuchTemplate", wantName: "nosuchtemplates." + group, wantNotFound: true},
+	}
+	for _, tt := range tests {
+		name, crd, err := ReadCRD(context.Background(), reader, schema.GroupKind{Group: group, Kind: tt.kind})
+		if name != tt.wantName {
+			t.Errorf("%s: name %q, want %q", tt.kind, name, tt.wantName)
+		}
+		if tt.wantNotFound {
+			if !apierrors.IsNotFound(err) || crd != nil {
+				t.Errorf("%s: got %v, %v; want no CRD and a NotFound error", tt.kind, crd, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.kind, err)
+		}
+		if crd.Name != tt.wantName || crd.Labels[Label("v1beta2")] != labels[Label("v1beta2")] {
+			t.Errorf("%s: read %s with labels %v, want %s with %v", tt.kind, crd.Name, crd.Labels, tt.wantName, labels)
 		}
 	}
 }
