@@ -20,6 +20,9 @@ type Reference struct {
 	Patch string
 	// Field is one of the Field* constants.
 	Field string
+	// Hook is the hook the handler of Field must serve, such as
+	// "DiscoverVariables" for FieldDiscoverVariables.
+	Hook string
 	// Handler is the full handler name, `<handler>.<config>`.
 	Handler string
 	// ExtensionConfig is the config part of Handler.
@@ -46,10 +49,10 @@ func References(cc *clusterv1.ClusterClass) ([]Reference, []MalformedReference) 
 		if patch.External == nil {
 			continue
 		}
-		for _, f := range []struct{ field, value string }{
-			{FieldGeneratePatches, patch.External.GeneratePatchesExtension},
-			{FieldValidateTopology, patch.External.ValidateTopologyExtension},
-			{FieldDiscoverVariables, patch.External.DiscoverVariablesExtension},
+		for _, f := range []struct{ field, hook, value string }{
+			{FieldGeneratePatches, "GeneratePatches", patch.External.GeneratePatchesExtension},
+			{FieldValidateTopology, "ValidateTopology", patch.External.ValidateTopologyExtension},
+			{FieldDiscoverVariables, "DiscoverVariables", patch.External.DiscoverVariablesExtension},
 		} {
 			if f.value == "" {
 				continue
@@ -60,7 +63,7 @@ func References(cc *clusterv1.ClusterClass) ([]Reference, []MalformedReference) 
 				continue
 			}
 			refs = append(refs, Reference{
-				Patch: patch.Name, Field: f.field, Handler: f.value, ExtensionConfig: config, Settings: patch.External.Settings,
+				Patch: patch.Name, Field: f.field, Hook: f.hook, Handler: f.value, ExtensionConfig: config, Settings: patch.External.Settings,
 			})
 		}
 	}

@@ -28,9 +28,9 @@ func TestReferences_ExtractsAllThreeFieldsAndReportsMalformedNames(t *testing.T)
 	)
 	refs, malformed := References(cc)
 	wantRefs := []Reference{
-		{Patch: "a", Field: FieldGeneratePatches, Handler: "gen.ext-a", ExtensionConfig: "ext-a", Settings: map[string]string{"k": "v"}},
-		{Patch: "a", Field: FieldValidateTopology, Handler: "val.ext-a", ExtensionConfig: "ext-a", Settings: map[string]string{"k": "v"}},
-		{Patch: "a", Field: FieldDiscoverVariables, Handler: "vars.ext.with.dots", ExtensionConfig: "ext.with.dots", Settings: map[string]string{"k": "v"}},
+		{Patch: "a", Field: FieldGeneratePatches, Hook: "GeneratePatches", Handler: "gen.ext-a", ExtensionConfig: "ext-a", Settings: map[string]string{"k": "v"}},
+		{Patch: "a", Field: FieldValidateTopology, Hook: "ValidateTopology", Handler: "val.ext-a", ExtensionConfig: "ext-a", Settings: map[string]string{"k": "v"}},
+		{Patch: "a", Field: FieldDiscoverVariables, Hook: "DiscoverVariables", Handler: "vars.ext.with.dots", ExtensionConfig: "ext.with.dots", Settings: map[string]string{"k": "v"}},
 	}
 	if !reflect.DeepEqual(refs, wantRefs) {
 		t.Errorf("refs =\n%+v\nwant\n%+v", refs, wantRefs)

@@ -26,13 +26,6 @@ const (
 	ExtensionsNotResolvedReason = "ExtensionsNotResolved"
 )
 
-// hookOfField is the hook each external patch field must point at.
-var hookOfField = map[string]string{
-	extensionindex.FieldGeneratePatches:   "GeneratePatches",
-	extensionindex.FieldValidateTopology:  "ValidateTopology",
-	extensionindex.FieldDiscoverVariables: "DiscoverVariables",
-}
-
 // resolution is what one reconcile found for every handler reference of a
 // ClusterClass: the registration it may use, or why it may not. The
 // ExtensionsResolved condition and discovery both read it, so a reference
@@ -81,8 +74,8 @@ func (r *Reconciler) resolveOne(ctx context.Context, cc types.NamespacedName, re
 	if !ok {
 		return fmt.Sprintf("not registered: ExtensionConfig %q does not exist or has not discovered it", ref.ExtensionConfig), nil
 	}
-	if want := hookOfField[ref.Field]; handler.Hook.Hook != want {
-		return fmt.Sprintf("serves %s, not %s", handler.Hook.Hook, want), nil
+	if handler.Hook.Hook != ref.Hook {
+		return fmt.Sprintf("serves %s, not %s", handler.Hook.Hook, ref.Hook), nil
 	}
 	admitted, err := r.admitted(ctx, cc.Namespace, handler)
 	if err != nil {
