@@ -140,7 +140,7 @@ func startCache(b *testing.B, n int, indexed bool) client.Reader {
 	}
 	go func() { _ = c.Start(ctx) }()
 	// Create the informers the mapping uses before timing starts.
-	for _, obj := range []client.Object{&clusterv1.ClusterClass{}, &corev1.Namespace{}, namespaceMetadata()} {
+	for _, obj := range []client.Object{&clusterv1.ClusterClass{}, &corev1.Namespace{}, extensionindex.NamespaceMetadata()} {
 		if _, err := c.GetInformer(ctx, obj); err != nil {
 			b.Fatal(err)
 		}
@@ -149,12 +149,6 @@ func startCache(b *testing.B, n int, indexed bool) client.Reader {
 		b.Fatal("cache did not sync")
 	}
 	return c
-}
-
-func namespaceMetadata() *metav1.PartialObjectMetadata {
-	ns := &metav1.PartialObjectMetadata{}
-	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-	return ns
 }
 
 // targetChange is the event: one handler's timeout changes on the target

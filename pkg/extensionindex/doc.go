@@ -10,6 +10,8 @@
 // two HandlerStates lists, and RequestsForNamespace for a Namespace's label
 // change. A Mapper reads a nil namespaceSelector as its NilSelector says:
 // give it the reading its manager's reconciles and runtime client use.
+// NamespaceMetadata is the Namespace, metadata only, that the Mapper, the
+// controllers and the runtime client read and watch Namespaces as.
 //
 // ClusterClasses name handlers by their full name `<handler>.<config>` in
 // spec.patches[].external (generatePatchesExtension,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -187,8 +186,7 @@ func (n *namespaceLabels) get(ctx context.Context, name string) (map[string]stri
 	if labels, ok := n.byName[name]; ok {
 		return labels, nil
 	}
-	ns := &metav1.PartialObjectMetadata{}
-	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	ns := NamespaceMetadata()
 	if err := n.reader.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
 		return nil, fmt.Errorf("read namespace %s: %w", name, err)
 	}

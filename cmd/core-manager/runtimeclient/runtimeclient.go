@@ -11,7 +11,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
@@ -288,8 +287,7 @@ func (c *Client) admits(ctx context.Context, selector *metav1.LabelSelector, nam
 	if s.Empty() {
 		return true, nil
 	}
-	ns := &metav1.PartialObjectMetadata{}
-	ns.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"})
+	ns := extensionindex.NamespaceMetadata()
 	if err := c.reader.Get(ctx, ctrlclient.ObjectKey{Name: namespace}, ns); err != nil {
 		return false, fmt.Errorf("failed to match namespace: failed to get namespace %s: %w", namespace, err)
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
@@ -111,8 +109,7 @@ func (r *Reconciler) admitted(ctx context.Context, namespace string, handler reg
 	if handler.NamespaceSelector == nil {
 		return r.NilSelector.Admits(nil, nil)
 	}
-	ns := &metav1.PartialObjectMetadata{}
-	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	ns := extensionindex.NamespaceMetadata()
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
 		return false, fmt.Errorf("read namespace %q: %w", namespace, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -113,9 +112,7 @@ func (r *Reconciler) registrySource(mapper extensionindex.Mapper) source.Source 
 // in it whose referenced configs now admit or reject it. Only metadata is
 // watched.
 func (r *Reconciler) namespaceSource(c cache.Cache, mapper extensionindex.Mapper) source.Source {
-	ns := &metav1.PartialObjectMetadata{}
-	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-	return source.Kind(c, ns, handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
+	return source.Kind(c, extensionindex.NamespaceMetadata(), handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
 		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*metav1.PartialObjectMetadata], q queue) {
 			if equality.Semantic.DeepEqual(e.ObjectOld.Labels, e.ObjectNew.Labels) {
 				return
