@@ -3,15 +3,19 @@ package clusterclass
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 )
 
 func stringVar(name string, required bool) clusterv1.ClusterClassVariable {
@@ -154,6 +158,106 @@ func TestWorthReconciling(t *testing.T) {
 		tt.change(updated)
 		if got := worthReconciling(base, updated); got != tt.want {
 			t.Errorf("%s: worthReconciling = %t, want %t", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCanAppendAndHasOwner(t *testing.T) {
+	desired := metav1.OwnerReference{APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "ClusterClass", Name: "cc", UID: "uid-cc"}
+	other := metav1.OwnerReference{APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "ClusterClass", Name: "other", UID: "uid-other"}
+	with := func(change func(*metav1.OwnerReference)) []metav1.OwnerReference {
+		r := desired
+		change(&r)
+		return []metav1.OwnerReference{r}
+	}
+	tests := []struct {
+		name string
+		refs []metav1.OwnerReference
+		// owned: hasOwner, the ClusterClass is an owner already; appendable:
+		// canAppend, a JSON patch may add it to the list as it stands.
+		owned, appendable bool
+	}{
+		{name: "no list yet: a JSON patch cannot append to it", refs: nil},
+		{name: "an empty list", refs: []metav1.OwnerReference{}},
+		{name: "exactly it", refs: []metav1.OwnerReference{desired}, owned: true},
+		{name: "among others", refs: []metav1.OwnerReference{other, desired}, owned: true},
+		{name: "only another ClusterClass", refs: []metav1.OwnerReference{other}, appendable: true},
+		{name: "the ClusterClass recreated: its entry is updated in place", refs: with(func(r *metav1.OwnerReference) { r.UID = "uid-old" })},
+		{name: "the ClusterClass at another API version of its group", refs: with(func(r *metav1.OwnerReference) { r.APIVersion = "cluster.x-k8s.io/v1beta1" })},
+		{name: "an owner of another kind with the same name", refs: with(func(r *metav1.OwnerReference) { r.Kind = "Cluster" }), appendable: true},
+		{name: "a ClusterClass of another group with the same name", refs: with(func(r *metav1.OwnerReference) { r.APIVersion = "example.com/v1" }), appendable: true},
+		{name: "controller false reads as unset", refs: with(func(r *metav1.OwnerReference) { r.Controller = ptr.To(false) }), owned: true},
+		{name: "as controller, which we never are", refs: with(func(r *metav1.OwnerReference) { r.Controller = ptr.To(true) })},
+	}
+	for _, tt := range tests {
+		if got := hasOwner(tt.refs, desired); got != tt.owned {
+			t.Errorf("%s: hasOwner = %t, want %t", tt.name, got, tt.owned)
+		}
+		if got := canAppend(tt.refs, desired); got != tt.appendable {
+			t.Errorf("%s: canAppend = %t, want %t", tt.name, got, tt.appendable)
+		}
+	}
+}
+
+func TestRefreshIntervalFor(t *testing.T) {
+	tests := []struct {
+		name   string
+		maxAge time.Duration
+		want   time.Duration
+	}{
+		{"no max age refreshes nothing", 0, 0},
+		{"a negative max age refreshes nothing", -time.Second, 0},
+		{"a quarter below 100ms is raised to it", 100 * time.Millisecond, 100 * time.Millisecond},
+		{"a quarter of exactly 100ms", 400 * time.Millisecond, 100 * time.Millisecond},
+		{"a quarter", time.Second, 250 * time.Millisecond},
+		{"a quarter of exactly 5s", 20 * time.Second, 5 * time.Second},
+		{"a quarter above 5s is capped to it", time.Hour, 5 * time.Second},
+	}
+	for _, tt := range tests {
+		if got := RefreshIntervalFor(tt.maxAge); got != tt.want {
+			t.Errorf("%s: RefreshIntervalFor(%s) = %s, want %s", tt.name, tt.maxAge, got, tt.want)
+		}
+	}
+}
+
+func TestVariableSourceCheck(t *testing.T) {
+	good := stringVar("good", true)
+	bad := stringVar("bad", true)
+	bad.Schema.OpenAPIV3Schema.Type = "text"
+	const patch = `patch "p" (vars.ext)`
+	tests := []struct {
+		name string
+		src  variableSource
+		// want are the failures' starts, in order.
+		want []string
+	}{
+		{"valid inline variables", variableSource{from: "inline", variables: []clusterv1.ClusterClassVariable{good}}, nil},
+		{
+			"an invalid inline variable is named with its index in spec.variables",
+			variableSource{from: "inline", variables: []clusterv1.ClusterClassVariable{good, bad}},
+			[]string{`inline variable "bad" is invalid: spec.variables[1].schema.openAPIV3Schema.type: Unsupported value: "text"`},
+		},
+		{"a patch's valid variables", variableSource{from: "p", where: patch, variables: []clusterv1.ClusterClassVariable{good}}, nil},
+		{
+			"a patch's invalid variable is named with the patch and its name",
+			variableSource{from: "p", where: patch, variables: []clusterv1.ClusterClassVariable{bad, good}},
+			[]string{patch + `: variable "bad" is invalid: variables[bad].schema.openAPIV3Schema.type: Unsupported value: "text"`},
+		},
+		{
+			"a failed patch says why, and nothing else",
+			variableSource{from: "p", where: patch, failed: patch + ": no call made"},
+			[]string{patch + ": no call made"},
+		},
+	}
+	for _, tt := range tests {
+		schemas := (&variableschema.Cache{}).Check(types.NamespacedName{Namespace: "ns", Name: "cc"})
+		got := tt.src.check(schemas)
+		ok := len(got) == len(tt.want)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.HasPrefix(got[i], tt.want[i])
+		}
+		if !ok {
+			t.Errorf("%s: failures\n%q\nwant ones starting with\n%q", tt.name, got, tt.want)
 		}
 	}
 }
