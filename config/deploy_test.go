@@ -34,16 +34,16 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 const (
 	namespace      = "runtime-sdk-system"
@@ -143,7 +143,7 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 
 	impersonated := *env.Config
 	impersonated.Impersonate.UserName = serviceAccount
-	logs := &testsync.Buffer{}
+	logs := &polltest.Buffer{}
 	setuptest.Start(t, &impersonated, standalone.Options{
 		LeaderElection:          true,
 		LeaderElectionNamespace: namespace,
@@ -169,14 +169,14 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 	if err := env.Client.Create(ctx, config); err != nil {
 		t.Fatal(err)
 	}
-	cc := testenv.ClusterClass(ns, "cc", testenv.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
+	cc := apiservertest.ClusterClass(ns, "cc", apiservertest.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
 		DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config.Name),
 	}))
 	if err := env.Client.Create(ctx, cc); err != nil {
 		t.Fatal(err)
 	}
 
-	testsync.Eventually(t, time.Minute, "ClusterClass variables published through the ServiceAccount", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "ClusterClass variables published through the ServiceAccount", func() (bool, string) {
 		got := &clusterv1.ClusterClass{}
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cc), got); err != nil {
 			return false, err.Error()
@@ -297,7 +297,7 @@ func TestDefault_MetricsAnswerOnlyATokenBoundToTheReaderRole(t *testing.T) {
 		{"a ServiceAccount without the reader role", stranger, []int{http.StatusForbidden}},
 		{"a ServiceAccount bound to the reader role", scraper, []int{http.StatusOK}},
 	} {
-		testsync.Eventually(t, time.Minute, fmt.Sprintf("%s: HTTP %v", c.who, c.want), func() (bool, string) {
+		polltest.Eventually(t, time.Minute, fmt.Sprintf("%s: HTTP %v", c.who, c.want), func() (bool, string) {
 			status, body, err := scrape(c.token)
 			if err != nil {
 				return false, err.Error()

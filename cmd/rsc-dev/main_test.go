@@ -27,8 +27,8 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
@@ -51,7 +51,7 @@ func (l *launch) output() []string {
 func (l *launch) waitFor(t *testing.T, re *regexp.Regexp, within time.Duration) string {
 	t.Helper()
 	var found string
-	testsync.Eventually(t, within, fmt.Sprintf("rsc-dev printing %q", re), func() (bool, string) {
+	polltest.Eventually(t, within, fmt.Sprintf("rsc-dev printing %q", re), func() (bool, string) {
 		// Looked at before the lines: once ended is closed, every line is in.
 		ended := false
 		select {

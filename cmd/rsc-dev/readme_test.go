@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmecheck"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmetest"
 )
 
 func TestREADME_FlagTableIsWhatHelpLists(t *testing.T) {
@@ -12,5 +12,5 @@ func TestREADME_FlagTableIsWhatHelpLists(t *testing.T) {
 	if code := run([]string{"-h"}, &stdout, &usage); code != 0 {
 		t.Fatalf("-h exited %d", code)
 	}
-	readmecheck.CheckFlagTable(t, "## Using it", "rsc-dev flag", usage.String(), nil)
+	readmetest.CheckFlagTable(t, "## Using it", "rsc-dev flag", usage.String(), nil)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmecheck"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmetest"
 )
 
 func TestREADME_FlagTableIsWhatHelpLists(t *testing.T) {
@@ -15,5 +15,5 @@ func TestREADME_FlagTableIsWhatHelpLists(t *testing.T) {
 	}
 	// One row stands for controller-runtime's logging flags.
 	zap := func(f string) bool { return strings.HasPrefix(f, "zap-") }
-	readmecheck.CheckFlagTable(t, "To run against an existing cluster", "flag", usage.String(), zap)
+	readmetest.CheckFlagTable(t, "To run against an existing cluster", "flag", usage.String(), zap)
 }

@@ -20,8 +20,8 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
@@ -98,7 +98,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 	const lease = 4 * time.Second
 	first := startReplica(t, binary, cluster.KubeconfigPath(), lease)
 	first.awaitLeadership(t, time.Minute, "first")
-	testsync.Eventually(t, time.Minute, "the first leader published", variablesReady(map[string]metav1.ConditionStatus{
+	polltest.Eventually(t, time.Minute, "the first leader published", variablesReady(map[string]metav1.ConditionStatus{
 		"deleted": metav1.ConditionTrue, "changed": metav1.ConditionTrue, "added": metav1.ConditionFalse,
 	}))
 
@@ -116,7 +116,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 	// The standby is ready once its registry is warm: it now holds the
 	// registrations of this moment.
 	readyz := "http://127.0.0.1:" + strconv.Itoa(probePort) + "/readyz"
-	testsync.Eventually(t, time.Minute, "the standby warmed up", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "the standby warmed up", func() (bool, string) {
 		resp, err := http.Get(readyz)
 		if err != nil {
 			return false, err.Error()
@@ -142,8 +142,8 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 		t.Fatal(err)
 	}
 	want := map[string]metav1.ConditionStatus{"deleted": metav1.ConditionFalse, "changed": metav1.ConditionTrue, "added": metav1.ConditionTrue}
-	testsync.Eventually(t, time.Minute, "the first leader followed", variablesReady(want))
-	testsync.Eventually(t, time.Minute, "the first leader called with the new settings", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "the first leader followed", variablesReady(want))
+	polltest.Eventually(t, time.Minute, "the first leader called with the new settings", func() (bool, string) {
 		seen := servers["changed"].Server.SettingsSeen(discoverVariablesCalls)
 		for _, s := range seen {
 			if s["revision"] == "2" {
@@ -160,7 +160,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 		t.Fatal(err)
 	}
 	second.awaitLeadership(t, lease+30*time.Second, "second")
-	testsync.Eventually(t, time.Minute, "the new leader reconciled every ClusterClass", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "the new leader reconciled every ClusterClass", func() (bool, string) {
 		m, err := managerprocess.Scrape(ctx, metricsURL)
 		if err != nil {
 			return false, err.Error()
@@ -168,7 +168,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 		n := m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"})
 		return n >= 3, fmt.Sprintf("%v reconciles", n)
 	})
-	testsync.Eventually(t, time.Minute, "every ClusterClass agrees with its inputs", variablesReady(want))
+	polltest.Eventually(t, time.Minute, "every ClusterClass agrees with its inputs", variablesReady(want))
 	if calls := servers["deleted"].Server.Calls()[discoverVariablesCalls]; calls != 0 {
 		t.Errorf("the new leader called the deleted ExtensionConfig's handler %d times", calls)
 	}

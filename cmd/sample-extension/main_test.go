@@ -20,7 +20,7 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 )
 
 func TestRun_BadInputIsOneLineAndANonZeroExit(t *testing.T) {
@@ -124,7 +124,7 @@ func TestRun_ServesUntilTheContextIsCancelled(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			stdout := &testsync.Buffer{}
+			stdout := &polltest.Buffer{}
 			var stderr bytes.Buffer
 			args := append([]string{
 				"--address", "127.0.0.1:0", "--admin-address", "127.0.0.1:0",
@@ -193,7 +193,7 @@ func TestRun_FaultFlagsApplyToEveryCall(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	caOut := filepath.Join(dir, "ca.crt")
-	stdout := &testsync.Buffer{}
+	stdout := &polltest.Buffer{}
 	var stderr bytes.Buffer
 	exited := make(chan int, 1)
 	go func() {
@@ -223,10 +223,10 @@ func TestRun_FaultFlagsApplyToEveryCall(t *testing.T) {
 
 // waitForLine returns the first group of re in stdout, failing after 30s
 // or as soon as run exits without printing it.
-func waitForLine(t *testing.T, stdout *testsync.Buffer, exited <-chan int, re *regexp.Regexp) string {
+func waitForLine(t *testing.T, stdout *polltest.Buffer, exited <-chan int, re *regexp.Regexp) string {
 	t.Helper()
 	var found string
-	testsync.Eventually(t, 30*time.Second, fmt.Sprintf("a line matching %s", re), func() (bool, string) {
+	polltest.Eventually(t, 30*time.Second, fmt.Sprintf("a line matching %s", re), func() (bool, string) {
 		if m := re.FindStringSubmatch(stdout.String()); m != nil {
 			found = m[1]
 			return true, ""

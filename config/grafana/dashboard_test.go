@@ -16,14 +16,14 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 type dashboard struct {
 	Panels []struct {

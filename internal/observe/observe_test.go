@@ -16,14 +16,14 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 func counter(name string, labels ...string) float64 {
 	if name == "events" {
@@ -39,8 +39,8 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	ext := env.RecordedExtensionConfig(t, name, nil, "vars")
 	ns := env.Namespace(t, nil)
 	for i, handler := range []string{"vars." + name, "vars." + name, "vars." + name, "vars.other"} {
-		cc := testenv.ClusterClass(ns, fmt.Sprintf("cc-%d", i),
-			testenv.ExternalPatch("p", clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: handler}))
+		cc := apiservertest.ClusterClass(ns, fmt.Sprintf("cc-%d", i),
+			apiservertest.ExternalPatch("p", clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: handler}))
 		if err := env.Client.Create(ctx, cc); err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	setuptest.Start(t, env.Config, standalone.Options{ReadOnly: true})
 
 	// The initial add of the config: the scan maps it to its 3 referencers.
-	testsync.Eventually(t, time.Minute, "initial add observed", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "initial add observed", func() (bool, string) {
 		return counter("events", "add") > addsBefore, "no add yet"
 	})
 	scanBefore, indexBefore, updatesBefore := counter("reconciles", observe.MappingScan), counter("reconciles", observe.MappingIndex), counter("events", "update")
@@ -63,7 +63,7 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	if err := env.Client.Update(ctx, ext); err != nil {
 		t.Fatal(err)
 	}
-	testsync.Eventually(t, time.Minute, "update observed", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "update observed", func() (bool, string) {
 		return counter("events", "update") >= updatesBefore+1, "not yet"
 	})
 	if got := counter("reconciles", observe.MappingScan) - scanBefore; got != 3 {
@@ -85,7 +85,7 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	if err := env.Client.Status().Update(ctx, ext); err != nil {
 		t.Fatal(err)
 	}
-	testsync.Eventually(t, time.Minute, "status update observed", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "status update observed", func() (bool, string) {
 		return counter("events", "update") >= updatesBefore+1, "not yet"
 	})
 	if scan, index := counter("reconciles", observe.MappingScan)-scanBefore, counter("reconciles", observe.MappingIndex)-indexBefore; scan != 3 || index != 3 {

@@ -19,7 +19,7 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 )
 
 func TestServer_FaultsBehaveAsDocumented(t *testing.T) {
@@ -427,7 +427,7 @@ func TestServe_EndsHangingCallsOnShutdown(t *testing.T) {
 		}
 		called <- err
 	}()
-	testsync.Eventually(t, 10*time.Second, "the call reaches the handler", func() (bool, string) {
+	polltest.Eventually(t, 10*time.Second, "the call reaches the handler", func() (bool, string) {
 		return s.Total() == 1, fmt.Sprintf("%d calls", s.Total())
 	})
 	cancel()

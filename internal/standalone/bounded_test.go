@@ -21,9 +21,9 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
 )
 
@@ -123,7 +123,7 @@ func TestManager_ConfigsThatComeAndGoLeaveNothingBehind(t *testing.T) {
 	}
 
 	var after stock
-	testsync.Eventually(t, time.Minute, "the caches and /metrics as before the cycles", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "the caches and /metrics as before the cycles", func() (bool, string) {
 		after = takeStock(t, prefix)
 		return after.schemas == before.schemas && after.answers == before.answers && after.cycleSeries == 0,
 			fmt.Sprintf("before %+v, after %+v", before, after)
@@ -136,7 +136,7 @@ func TestManager_ConfigsThatComeAndGoLeaveNothingBehind(t *testing.T) {
 // It returns an error rather than failing the test, for the goroutines
 // that point slots at configs.
 func waitPublished(ctx context.Context, key client.ObjectKey, generation int64, patch, variable string) error {
-	return testsync.Within(time.Minute, key.String()+" published", func() (bool, string) {
+	return polltest.Within(time.Minute, key.String()+" published", func() (bool, string) {
 		cc := &clusterv1.ClusterClass{}
 		if err := env.Client.Get(ctx, key, cc); err != nil {
 			return false, err.Error()

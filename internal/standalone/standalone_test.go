@@ -15,18 +15,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
 func TestMain(m *testing.M) {
 	// The managers log through controller-runtime's root logger; tests
 	// read what they need from the apiserver and metrics instead.
 	ctrl.SetLogger(logr.Discard())
-	os.Exit(testenv.Run(m, &env))
+	os.Exit(apiservertest.Run(m, &env))
 }
 
 // The Secret watch (for CA injection) needs a Secret's name only. A Secret
@@ -51,7 +51,7 @@ func TestCache_KeepsNoSecretAnnotationsLabelsOrManagedFields(t *testing.T) {
 	mgr := setuptest.Start(t, env.Config, standalone.Options{})
 
 	cached := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
-	testsync.Eventually(t, 30*time.Second, "the Secret in the controller's cache", func() (bool, string) {
+	polltest.Eventually(t, 30*time.Second, "the Secret in the controller's cache", func() (bool, string) {
 		err := mgr.GetCache().Get(ctx, client.ObjectKeyFromObject(secret), cached)
 		return err == nil, fmt.Sprint(err)
 	})

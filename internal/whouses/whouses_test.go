@@ -13,15 +13,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 func clusterClass(namespace, name string, external clusterv1.ExternalPatchDefinition) *clusterv1.ClusterClass {
-	return testenv.ClusterClass(namespace, name, testenv.ExternalPatch("ext", external))
+	return apiservertest.ClusterClass(namespace, name, apiservertest.ExternalPatch("ext", external))
 }
 
 func TestFind_ListsReferencersWithFieldsAdmissionAndHandlerState(t *testing.T) {

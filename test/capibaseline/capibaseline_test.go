@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 )
 
@@ -36,7 +36,7 @@ func TestStart_RunsClusterAPIsManagerWithItsRuntimeSDKControllers(t *testing.T) 
 	defer m.Stop()
 	t.Logf("ready in %s", time.Since(started).Round(time.Millisecond))
 	for _, controller := range []string{"clusterclass", "extensionconfig"} {
-		testsync.Eventually(t, time.Minute, "controller "+controller+" runs", func() (bool, string) {
+		polltest.Eventually(t, time.Minute, "controller "+controller+" runs", func() (bool, string) {
 			metrics, err := m.Scrape(ctx)
 			if err != nil {
 				return false, err.Error()

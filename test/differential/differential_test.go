@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
@@ -273,7 +273,7 @@ func TestHandOver_FromClusterAPI_WarmsUpFromItsStatusWithoutDiscovery(t *testing
 	f.Settled["/"+ConfigAll], f.Settled["/"+ConfigTeamA] = metav1.ConditionFalse, metav1.ConditionFalse
 	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "ours") })
 	// Four configs discovered by Cluster API (not ext-down), three handlers each.
-	testsync.Eventually(t, time.Minute, "every recorded handler registered and every ClusterClass reconciled", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "every recorded handler registered and every ClusterClass reconciled", func() (bool, string) {
 		metrics, err := ours.Scrape(ctx)
 		if err != nil {
 			return false, err.Error()
@@ -348,7 +348,7 @@ func TestHandOver_ToClusterAPI_ReconcilesWithoutErrorOrChange(t *testing.T) {
 	}
 
 	capi := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartBaseline(ctx, binDir, "capi") })
-	testsync.Eventually(t, time.Minute, "Cluster API reconciled every object", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "Cluster API reconciled every object", func() (bool, string) {
 		ccTotal, _, err := ReconcileCounts(ctx, capi, "clusterclass")
 		if err != nil {
 			return false, err.Error()

@@ -11,7 +11,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
@@ -120,7 +120,7 @@ func TestObserveMode_CountsWhatEachControllerReconciles(t *testing.T) {
 			"events":       sumOf(om, "runtime_sdk_observed_extensionconfig_events_total", nil),
 		}, nil
 	}
-	testsync.Eventually(t, time.Minute, "observer saw every ExtensionConfig", func() (bool, string) {
+	polltest.Eventually(t, time.Minute, "observer saw every ExtensionConfig", func() (bool, string) {
 		now, err := read()
 		if err != nil {
 			return false, err.Error()

@@ -21,8 +21,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
@@ -176,7 +176,7 @@ func runFlow(t *testing.T, binDir string, m managerUnderTest) *flowResult {
 // cluster exits, or the deadline.
 func (f *flow) eventually(timeout time.Duration, what string, check func() (bool, string)) {
 	f.t.Helper()
-	testsync.Eventually(f.t, timeout, what, func() (bool, string) {
+	polltest.Eventually(f.t, timeout, what, func() (bool, string) {
 		if err := f.mgmt.Exited(); err != nil {
 			f.t.Fatalf("%s: %v", what, err)
 		}

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 // The seed scenario end to end: the controller must cost exactly the
 // optimum for every event, and never more than the scan.

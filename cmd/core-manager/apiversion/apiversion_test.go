@@ -8,13 +8,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 func TestGetter_ReadsTheCurrentVersionFromTheCRDsContractLabel(t *testing.T) {
 	get := Getter(env.Client)

@@ -20,16 +20,16 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/cmdline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 const eventually = 60 * time.Second
 
@@ -90,7 +90,7 @@ func TestRuntimeSDK_ANilSelectorAdmitsNoNamespaceInTheControllerAndTheRuntimeCli
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), config) })
 	ns := env.Namespace(t, nil)
 	handler := extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config.Name)
-	cc := testenv.ClusterClass(ns, "cc", testenv.ExternalPatch("external", clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: handler}))
+	cc := apiservertest.ClusterClass(ns, "cc", apiservertest.ExternalPatch("external", clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: handler}))
 	if err := env.Client.Create(ctx, cc); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestRuntimeSDK_ANilSelectorAdmitsNoNamespaceInTheControllerAndTheRuntimeCli
 		t.Fatal(err)
 	}
 	waitVariablesReady(t, cc, metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason, "")
-	testsync.Eventually(t, eventually, "the runtime client calls the handler", func() (bool, string) {
+	polltest.Eventually(t, eventually, "the runtime client calls the handler", func() (bool, string) {
 		err := a.runtimeClient.CallExtension(ctx, runtimehooksv1.DiscoverVariables, cc, handler,
 			&runtimehooksv1.DiscoverVariablesRequest{}, &runtimehooksv1.DiscoverVariablesResponse{})
 		return err == nil, fmt.Sprint(err)
@@ -122,7 +122,7 @@ func TestRuntimeSDK_ANilSelectorAdmitsNoNamespaceInTheControllerAndTheRuntimeCli
 func waitVariablesReady(t *testing.T, cc *clusterv1.ClusterClass, status metav1.ConditionStatus, reason, message string) *metav1.Condition {
 	t.Helper()
 	var c *metav1.Condition
-	testsync.Eventually(t, eventually, fmt.Sprintf("VariablesReady=%s", status), func() (bool, string) {
+	polltest.Eventually(t, eventually, fmt.Sprintf("VariablesReady=%s", status), func() (bool, string) {
 		got := &clusterv1.ClusterClass{}
 		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(cc), got); err != nil {
 			return false, err.Error()

@@ -22,8 +22,8 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
@@ -192,7 +192,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 			t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
 		}
 	}
-	testsync.Eventually(t, 60*time.Second, "our ClusterClass controller reconciled the class", func() (bool, string) {
+	polltest.Eventually(t, 60*time.Second, "our ClusterClass controller reconciled the class", func() (bool, string) {
 		cc := &clusterv1.ClusterClass{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "patched"}, cc); err != nil {
 			return false, err.Error()
@@ -223,7 +223,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 	// blocking calls ran before the call that lets creation go ahead.
 	beforeCreateCalls := func() int64 { return ext.Calls()["BeforeClusterCreate/"+beforeClusterCreate] }
 	sawBlocked := 0
-	testsync.Eventually(t, 60*time.Second, "BeforeClusterCreate answered with a retry, then let creation go ahead", func() (bool, string) {
+	polltest.Eventually(t, 60*time.Second, "BeforeClusterCreate answered with a retry, then let creation go ahead", func() (bool, string) {
 		before := beforeCreateCalls()
 		infra := listOf(ctx, t, c, infraCluster, ns)
 		after := beforeCreateCalls()
@@ -239,7 +239,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 		t.Error("never observed creation while BeforeClusterCreate was blocking: the check above proved nothing")
 	}
 
-	testsync.Eventually(t, 90*time.Second, "the topology is created with the patch applied and TopologyReconciled is True", func() (bool, string) {
+	polltest.Eventually(t, 90*time.Second, "the topology is created with the patch applied and TopologyReconciled is True", func() (bool, string) {
 		got := &clusterv1.Cluster{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(topologyCluster), got); err != nil {
 			return false, err.Error()
@@ -282,7 +282,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 	// Cluster API's request metrics count the calls the extension served.
 	// The topology controller may still be calling: the two agree once
 	// no call is in flight.
-	testsync.Eventually(t, 30*time.Second, "capi_runtime_sdk_requests_total counts what the extension served", func() (bool, string) {
+	polltest.Eventually(t, 30*time.Second, "capi_runtime_sdk_requests_total counts what the extension served", func() (bool, string) {
 		metrics, err := mgr.Scrape(ctx)
 		if err != nil {
 			return false, err.Error()

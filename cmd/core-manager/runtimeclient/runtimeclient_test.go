@@ -17,13 +17,13 @@ import (
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 // rig is one real HTTPS extension registered as an ExtensionConfig named
 // config, and our client behind Cluster API's interface.

@@ -24,16 +24,16 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 const (
 	eventually        = 60 * time.Second
@@ -86,7 +86,7 @@ func stringVariable(name string, required bool) clusterv1.ClusterClassVariable {
 }
 
 func newClusterClass(namespace, name, extensionConfig string, inline ...clusterv1.ClusterClassVariable) *clusterv1.ClusterClass {
-	cc := testenv.ClusterClass(namespace, name, testenv.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
+	cc := apiservertest.ClusterClass(namespace, name, apiservertest.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
 		DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, extensionConfig),
 		Settings:                   map[string]string{"flavour": "test"},
 	}))
@@ -113,7 +113,7 @@ func get(t *testing.T, namespace, name string) *clusterv1.ClusterClass {
 func waitVariablesReady(t *testing.T, namespace, name string, status metav1.ConditionStatus, reason string, messageParts ...string) *clusterv1.ClusterClass {
 	t.Helper()
 	var cc *clusterv1.ClusterClass
-	testsync.Eventually(t, eventually, fmt.Sprintf("%s/%s VariablesReady=%s", namespace, name, status), func() (bool, string) {
+	polltest.Eventually(t, eventually, fmt.Sprintf("%s/%s VariablesReady=%s", namespace, name, status), func() (bool, string) {
 		cc = get(t, namespace, name)
 		c := meta.FindStatusCondition(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
 		if c == nil {
@@ -286,7 +286,7 @@ func TestReconcile_TwoHundredClusterClassesSharingAHandlerCostOneCallPerRegistra
 		// 200 status writes and template patches at the client's 20 QPS,
 		// under -race on a loaded machine: the test counts calls, so give
 		// the writes time.
-		testsync.Eventually(t, 3*eventually, fmt.Sprintf("all %d ClusterClasses publish %s", n, want), func() (bool, string) {
+		polltest.Eventually(t, 3*eventually, fmt.Sprintf("all %d ClusterClasses publish %s", n, want), func() (bool, string) {
 			list := &clusterv1.ClusterClassList{}
 			if err := env.Client.List(context.Background(), list, client.InNamespace(ns)); err != nil {
 				return false, err.Error()
@@ -346,8 +346,8 @@ func TestReconcile_WatchFilterLeavesOtherClassesAlone(t *testing.T) {
 	// Both exist before the manager starts, so both are in its first list,
 	// which comes in name order; one worker takes "a-theirs" before
 	// "b-mine": once "b-mine" is done, "a-theirs" would have been too.
-	create(t, testenv.ClusterClass(ns, "a-theirs"))
-	mine := testenv.ClusterClass(ns, "b-mine")
+	create(t, apiservertest.ClusterClass(ns, "a-theirs"))
+	mine := apiservertest.ClusterClass(ns, "b-mine")
 	mine.Labels = map[string]string{clusterv1.WatchLabel: "shard-a"}
 	create(t, mine)
 	startManagerWith(t, standalone.Options{Controllers: setup.Controllers{WatchFilterValue: "shard-a", ClusterClassConcurrency: 1}})

@@ -18,8 +18,8 @@ import (
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -174,7 +174,7 @@ func TestReconcileVariables_AnIgnoredFailureGivesWayToTheHandlersNextAnswer(t *t
 		t.Fatalf("failing: ready %t, retry %v, variables %q; want ready with zone only, retried", ready, retry, variables)
 	}
 	ext.ResetFaults()
-	testsync.Eventually(t, 10*time.Second, "the handler's answer published", func() (bool, string) {
+	polltest.Eventually(t, 10*time.Second, "the handler's answer published", func() (bool, string) {
 		ready, retry, _, variables := d.reconcile(t)
 		return ready && retry == nil && variables == "size zone", "variables " + variables
 	})

@@ -10,8 +10,8 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 )
 
 // A DiscoverVariables handler with failurePolicy Ignore whose calls fail
@@ -48,13 +48,13 @@ func TestReconcile_FailurePolicyIgnorePublishesTheOtherVariablesUntilTheHandlerA
 	if v1beta1 == nil || v1beta1.Status != corev1.ConditionTrue {
 		t.Errorf("VariablesReconciled = %+v, want True", v1beta1)
 	}
-	testsync.Eventually(t, eventually, "the ignored failure retried", func() (bool, string) {
+	polltest.Eventually(t, eventually, "the ignored failure retried", func() (bool, string) {
 		calls := ext.Server.Calls()[discoverVariables]
 		return calls >= 2, fmt.Sprintf("%d DiscoverVariables calls", calls)
 	})
 
 	ext.Server.ResetFaults()
-	testsync.Eventually(t, eventually, "the handler's variables published once it answers", func() (bool, string) {
+	polltest.Eventually(t, eventually, "the handler's variables published once it answers", func() (bool, string) {
 		got := variableNames(get(t, ns, "cc"))
 		return got == "size<external> zone<inline>", "variables " + got
 	})

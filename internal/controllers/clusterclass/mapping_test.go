@@ -29,7 +29,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
@@ -167,7 +167,7 @@ func startMapping(t *testing.T, selector *metav1.LabelSelector) *mappingHarness 
 func (h *mappingHarness) waitRediscoveries(n int64) {
 	h.t.Helper()
 	base := h.ext.Server.Calls()["Discovery"]
-	testsync.Eventually(h.t, eventually, fmt.Sprintf("%d more discoveries", n+1), func() (bool, string) {
+	polltest.Eventually(h.t, eventually, fmt.Sprintf("%d more discoveries", n+1), func() (bool, string) {
 		got := h.ext.Server.Calls()["Discovery"] - base
 		return got >= n+1, fmt.Sprintf("%d so far", got)
 	})
@@ -178,7 +178,7 @@ func (h *mappingHarness) waitRediscoveries(n int64) {
 // after a rediscovery, stay the same for a rediscovery interval.
 func (h *mappingHarness) settle(names ...types.NamespacedName) settled {
 	h.t.Helper()
-	testsync.Eventually(h.t, eventually, "initial reconciles", func() (bool, string) {
+	polltest.Eventually(h.t, eventually, "initial reconciles", func() (bool, string) {
 		counts := h.reconciles.snapshot()
 		for _, n := range names {
 			if counts[n] == 0 {
@@ -191,7 +191,7 @@ func (h *mappingHarness) settle(names ...types.NamespacedName) settled {
 	// the ClusterClass appeared) finish, and wait until they stop. The
 	// sink counts a reconcile as it starts and the metric as it ends, so
 	// both stay the same only once none is in flight.
-	s, _, err := quiet.Wait(context.Background(), quiet.Options{Quiet: rediscovery, Timeout: eventually, Interval: testsync.PollInterval},
+	s, _, err := quiet.Wait(context.Background(), quiet.Options{Quiet: rediscovery, Timeout: eventually, Interval: polltest.PollInterval},
 		sameSettled, func() (settled, bool, error) {
 			h.waitRediscoveries(1)
 			return settled{counts: h.reconciles.snapshot(), total: reconcileTotal(h.t)}, true, nil
@@ -212,7 +212,7 @@ func (h *mappingHarness) expectExactly(s settled, want ...types.NamespacedName) 
 		wantNames = append(wantNames, w.String())
 	}
 	sort.Strings(wantNames)
-	testsync.Eventually(h.t, eventually, "expected reconciles", func() (bool, string) {
+	polltest.Eventually(h.t, eventually, "expected reconciles", func() (bool, string) {
 		got := h.reconciles.since(s.counts)
 		return strings.Join(got, " ") == strings.Join(wantNames, " "), fmt.Sprintf("reconciled %v, want %v", got, wantNames)
 	})
@@ -231,7 +231,7 @@ func (h *mappingHarness) expectExactly(s settled, want ...types.NamespacedName) 
 		counted += v - s.counts[k]
 	}
 	// The metric counts a reconcile once it ends, the sink as it starts.
-	testsync.Eventually(h.t, eventually, "controller_runtime_reconcile_total to agree with the reconciles counted", func() (bool, string) {
+	polltest.Eventually(h.t, eventually, "controller_runtime_reconcile_total to agree with the reconciles counted", func() (bool, string) {
 		total := reconcileTotal(h.t) - s.total
 		return total == counted, fmt.Sprintf("controller_runtime_reconcile_total{controller=clusterclass} grew by %d, the reconciles counted by %d", total, counted)
 	})

@@ -13,7 +13,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -40,7 +40,7 @@ func TestRefresh_AnExtensionRolloutReachesEveryClusterClassUsingItsAnswer(t *tes
 	changedAt := time.Now()
 	ext.Server.SetVariables(sampleextension.DiscoverVariablesHandler, []clusterv1.ClusterClassVariable{stringVariable("zone", true)})
 	for _, name := range names {
-		testsync.Eventually(t, maxAge+10*time.Second, name+" follows the rollout", func() (bool, string) {
+		polltest.Eventually(t, maxAge+10*time.Second, name+" follows the rollout", func() (bool, string) {
 			got := variableNames(get(t, ns, name))
 			return got == "zone<external>", "variables " + got
 		})
@@ -63,7 +63,7 @@ func TestRefresh_AnExtensionRolloutReachesEveryClusterClassUsingItsAnswer(t *tes
 		return testutil.ToFloat64(metrics.ExtensionCalls.WithLabelValues("DiscoverVariables", handler, metrics.CallSuccess))
 	}
 	countedBefore := counted()
-	testsync.Eventually(t, 4*maxAge+10*time.Second, "two unchanged refreshes", func() (bool, string) {
+	polltest.Eventually(t, 4*maxAge+10*time.Second, "two unchanged refreshes", func() (bool, string) {
 		calls := ext.Server.Calls()[discoverVariables]
 		return calls >= 2, fmt.Sprintf("%d calls", calls)
 	})

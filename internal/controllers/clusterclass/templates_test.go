@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/contract"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
@@ -24,7 +24,7 @@ import (
 func waitRefVersions(t *testing.T, namespace, name string, status metav1.ConditionStatus, reason string) *clusterv1.ClusterClass {
 	t.Helper()
 	cc := &clusterv1.ClusterClass{}
-	testsync.Eventually(t, eventually, "RefVersionsUpToDate "+string(status)+" "+reason, func() (bool, string) {
+	polltest.Eventually(t, eventually, "RefVersionsUpToDate "+string(status)+" "+reason, func() (bool, string) {
 		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, cc); err != nil {
 			return false, err.Error()
 		}
@@ -45,7 +45,7 @@ func TestReconcile_OwnsItsTemplatesOnceEachWithoutLosingOtherOwners(t *testing.T
 	// once: none may drop another's ownerReference.
 	names := []string{"a", "b", "c", "d", "e", "f"}
 	for _, name := range names {
-		create(t, testenv.ClusterClass(ns, name))
+		create(t, apiservertest.ClusterClass(ns, name))
 	}
 	for _, name := range names {
 		waitRefVersions(t, ns, name, metav1.ConditionTrue, clusterv1.ClusterClassRefVersionsUpToDateReason)
@@ -53,7 +53,7 @@ func TestReconcile_OwnsItsTemplatesOnceEachWithoutLosingOtherOwners(t *testing.T
 	for _, template := range minimalclass.Templates(ns) {
 		got := &unstructured.Unstructured{}
 		got.SetGroupVersionKind(template.GroupVersionKind())
-		testsync.Eventually(t, eventually, template.GetKind()+" owned by every ClusterClass", func() (bool, string) {
+		polltest.Eventually(t, eventually, template.GetKind()+" owned by every ClusterClass", func() (bool, string) {
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(template), got); err != nil {
 				return false, err.Error()
 			}
@@ -79,7 +79,7 @@ func TestReconcile_FollowsTheTemplateCRDsContractLabel(t *testing.T) {
 	if err := env.Client.Create(ctx, crd); err != nil {
 		t.Fatal(err)
 	}
-	testsync.Eventually(t, eventually, "CRD established", func() (bool, string) {
+	polltest.Eventually(t, eventually, "CRD established", func() (bool, string) {
 		got := &apiextensionsv1.CustomResourceDefinition{}
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(crd), got); err != nil {
 			return false, err.Error()
@@ -95,7 +95,7 @@ func TestReconcile_FollowsTheTemplateCRDsContractLabel(t *testing.T) {
 	if err := env.Client.Create(ctx, minimalclass.Template(ns, kind, "legacy")); err != nil {
 		t.Fatal(err)
 	}
-	cc := testenv.ClusterClass(ns, "cc")
+	cc := apiservertest.ClusterClass(ns, "cc")
 	cc.Spec.Infrastructure.TemplateRef = kind.Ref("v1beta1", "legacy")
 	create(t, cc)
 	waitRefVersions(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassRefVersionsUpToDateReason)
@@ -122,7 +122,7 @@ func TestReconcile_WaitsForAMissingTemplate(t *testing.T) {
 	startManager(t)
 	ctx := context.Background()
 	ns := env.Namespace(t, nil)
-	cc := testenv.ClusterClass(ns, "cc")
+	cc := apiservertest.ClusterClass(ns, "cc")
 	cc.Spec.ControlPlane.TemplateRef.Name = "later"
 	create(t, cc)
 	got := waitRefVersions(t, ns, "cc", metav1.ConditionUnknown, clusterv1.ClusterClassRefVersionsUpToDateInternalErrorReason)

@@ -30,14 +30,14 @@ import (
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 const (
 	hooksAPIVersion = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
@@ -47,7 +47,7 @@ const (
 
 type harness struct {
 	registry *registry.Registry
-	logs     *testsync.Buffer
+	logs     *polltest.Buffer
 	mgr      ctrl.Manager
 }
 
@@ -71,7 +71,7 @@ type harnessOptions struct {
 // startControllerWith is startController with more settings.
 func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration, o harnessOptions) *harness {
 	t.Helper()
-	logs := &testsync.Buffer{}
+	logs := &polltest.Buffer{}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		// As cmd/runtime-sdk-controller does, at the highest verbosity.
 		Logger:                 logcap.Cap(zap.New(zap.WriteTo(logs), zap.Level(zapcore.Level(-10))), logcap.MaxVerbosity),
@@ -147,7 +147,7 @@ func getExtensionConfig(t *testing.T, name string) *runtimev1.ExtensionConfig {
 func waitDiscovered(t *testing.T, name string, status metav1.ConditionStatus, messageParts ...string) *runtimev1.ExtensionConfig {
 	t.Helper()
 	var ext *runtimev1.ExtensionConfig
-	testsync.Eventually(t, eventually, name+" Discovered="+string(status), func() (bool, string) {
+	polltest.Eventually(t, eventually, name+" Discovered="+string(status), func() (bool, string) {
 		ext = getExtensionConfig(t, name)
 		c := meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
 		if c == nil {
@@ -188,7 +188,7 @@ func TestReconcile_DiscoversHandlersAndRegistersThem(t *testing.T) {
 			t.Errorf("unexpected handler %+v", handler)
 		}
 	}
-	testsync.Eventually(t, eventually, "registry holds the handlers", func() (bool, string) {
+	polltest.Eventually(t, eventually, "registry holds the handlers", func() (bool, string) {
 		reg, ok := h.registry.Get("discover-variables." + name)
 		return ok && reg.Hook.Hook == "DiscoverVariables" && reg.ClientConfig.URL == ext.URL, "not registered"
 	})
@@ -207,7 +207,7 @@ func TestReconcile_ReDiscoveryWithTheSameAnswerWritesNothing(t *testing.T) {
 	// Reconciles of one object never overlap: once the extension has seen
 	// three more Discovery calls, at least two re-discoveries have finished.
 	base := ext.Server.Calls()["Discovery"]
-	testsync.Eventually(t, eventually, "three more discoveries", func() (bool, string) {
+	polltest.Eventually(t, eventually, "three more discoveries", func() (bool, string) {
 		return ext.Server.Calls()["Discovery"] >= base+3, "waiting"
 	})
 	if now := getExtensionConfig(t, name); now.ResourceVersion != settled.ResourceVersion {
@@ -319,7 +319,7 @@ func TestReconcile_BrokenExtensionsReportTheCauseWithoutHotLoopAndRecover(t *tes
 	for name, e := range extensions {
 		before[name] = e.Server.Total()
 	}
-	testsync.Consistently(t, 2*time.Second, "retries backed off", func() (bool, string) {
+	polltest.Consistently(t, 2*time.Second, "retries backed off", func() (bool, string) {
 		for name, e := range extensions {
 			if extra := e.Server.Total() - before[name]; extra > 12 {
 				return false, fmt.Sprintf("%s: %d discovery calls in under 2s", name, extra)
@@ -476,7 +476,7 @@ func TestReconcile_ACARotationCostsOneReconcileAndOneDiscovery(t *testing.T) {
 	if err := env.Client.Update(context.Background(), secret); err != nil {
 		t.Fatal(err)
 	}
-	testsync.Eventually(t, eventually, "the rotated caBundle injected and discovered", func() (bool, string) {
+	polltest.Eventually(t, eventually, "the rotated caBundle injected and discovered", func() (bool, string) {
 		got := getExtensionConfig(t, name)
 		c := meta.FindStatusCondition(got.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
 		return string(got.Spec.ClientConfig.CABundle) == string(rotated) && ext.Server.Total() > discoveriesBefore &&
@@ -529,7 +529,7 @@ func TestReconcile_PausedConfigIsNotDiscovered(t *testing.T) {
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA},
 		map[string]string{clusterv1.PausedAnnotation: ""})
 
-	testsync.Eventually(t, eventually, "Paused=True", func() (bool, string) {
+	polltest.Eventually(t, eventually, "Paused=True", func() (bool, string) {
 		c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, clusterv1.PausedCondition)
 		return c != nil && c.Status == metav1.ConditionTrue, "not paused yet"
 	})
@@ -551,12 +551,12 @@ func TestReconcile_DeleteUnregistersHandlers(t *testing.T) {
 	name := uniqueName("delete")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
 	waitDiscovered(t, name, metav1.ConditionTrue)
-	testsync.Eventually(t, eventually, "registered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 3, "not yet" })
+	polltest.Eventually(t, eventually, "registered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 3, "not yet" })
 
 	if err := env.Client.Delete(context.Background(), getExtensionConfig(t, name)); err != nil {
 		t.Fatal(err)
 	}
-	testsync.Eventually(t, eventually, "unregistered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 0, "still registered" })
+	polltest.Eventually(t, eventually, "unregistered", func() (bool, string) { return len(h.registry.ForConfig(name)) == 0, "still registered" })
 }
 
 func TestWarmup_RegistersRecordedHandlersWhileTheExtensionIsDown(t *testing.T) {
@@ -565,7 +565,7 @@ func TestWarmup_RegistersRecordedHandlersWhileTheExtensionIsDown(t *testing.T) {
 	env.RecordedExtensionConfig(t, name, nil, "discover-variables")
 
 	h := startController(t, runtimeclient.Options{DiscoveryTimeout: time.Second}, 0)
-	testsync.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
+	polltest.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
 	if _, ok := h.registry.Get("discover-variables." + name); !ok {
 		t.Fatal("warm-up did not register the recorded handler")
 	}
@@ -592,7 +592,7 @@ func TestWarmup_ReadsShortNamesOfEarlierVersionsAndSkipsForeignNames(t *testing.
 	}
 
 	h := startController(t, runtimeclient.Options{DiscoveryTimeout: time.Second}, 0)
-	testsync.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
+	polltest.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
 	if _, ok := h.registry.Get("discover-variables." + name); !ok {
 		t.Error("warm-up did not register the short recorded name under its full name")
 	}

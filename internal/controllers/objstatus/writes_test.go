@@ -9,12 +9,12 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testenv"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 )
 
-var env *testenv.Env
+var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 func statusOfClusterClass(cc *clusterv1.ClusterClass) any { return cc.Status }
 
@@ -26,7 +26,7 @@ func statusOfClusterClass(cc *clusterv1.ClusterClass) any { return cc.Status }
 func flipAndFlipBack(t *testing.T, name string, fresh bool) *clusterv1.ClusterClass {
 	t.Helper()
 	ctx := context.Background()
-	cc := testenv.ClusterClass(env.Namespace(t, nil), name)
+	cc := apiservertest.ClusterClass(env.Namespace(t, nil), name)
 	if err := env.Client.Create(ctx, cc); err != nil {
 		t.Fatal(err)
 	}

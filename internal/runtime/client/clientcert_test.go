@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 )
 
 // clientCA issues client certificates, as the CA an mTLS extension trusts.
@@ -166,7 +166,7 @@ func TestClient_PresentsTheClientCertificateItsFilesHoldNow(t *testing.T) {
 	}
 
 	ca.issue(t, "second", certFile, keyFile)
-	testsync.Eventually(t, 30*time.Second, "calls show the renewed certificate", func() (bool, string) {
+	polltest.Eventually(t, 30*time.Second, "calls show the renewed certificate", func() (bool, string) {
 		if err := discover(); err != nil {
 			return false, err.Error()
 		}

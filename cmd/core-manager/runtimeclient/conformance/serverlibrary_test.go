@@ -29,7 +29,7 @@ import (
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 )
 
 const hooksAPIVersion = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
@@ -81,7 +81,7 @@ func startServerLibrary(t *testing.T, handlers ...server.ExtensionHandler) (url 
 			t.Errorf("server library: %v", err)
 		}
 	})
-	testsync.Eventually(t, 10*time.Second, "the server library to listen", func() (bool, string) {
+	polltest.Eventually(t, 10*time.Second, "the server library to listen", func() (bool, string) {
 		if err := srv.StartedChecker()(nil); err != nil {
 			return false, err.Error()
 		}

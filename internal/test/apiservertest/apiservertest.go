@@ -1,4 +1,4 @@
-package testenv
+package apiservertest
 
 import (
 	"context"
@@ -86,13 +86,13 @@ func (e *Env) Stop() error {
 func Run(m *testing.M, env **Env) int {
 	started, err := Start()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		fmt.Fprintf(os.Stderr, "apiservertest: %v\n", err)
 		return 1
 	}
 	*env = started
 	code := m.Run()
 	if err := started.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "testenv: stop: %v\n", err)
+		fmt.Fprintf(os.Stderr, "apiservertest: stop: %v\n", err)
 	}
 	return code
 }

@@ -1,4 +1,4 @@
-package readmecheck
+package readmetest
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package testsync
+package polltest
 
 import (
 	"bytes"
