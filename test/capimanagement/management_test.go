@@ -38,3 +38,28 @@ func TestStart_AProcessThatDoesNotStartFailsWithItsLogAndLeavesNothing(t *testin
 	}
 	again.unlock()
 }
+
+func TestPortTaken_ReadsOnlyTheAttemptsOwnLines(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "provider.log")
+	first := "E1204 problem running manager err=\"failed to start metrics server: listen tcp 127.0.0.1:1: bind: address already in use\"\n"
+	if err := os.WriteFile(log, []byte(first), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		from int64
+		want bool
+	}{
+		{"the whole log", 0, true},
+		{"after the first attempt's lines", int64(len(first)), false},
+		{"past the end", int64(len(first)) + 10, false},
+	}
+	for _, tt := range tests {
+		if got := portTaken(log, tt.from); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if portTaken(filepath.Join(t.TempDir(), "none.log"), 0) {
+		t.Error("a missing log reads as a taken port")
+	}
+}

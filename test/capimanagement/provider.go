@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
@@ -45,27 +46,65 @@ func newEndpoint(certDir string, certPEM, keyPEM []byte) (endpoint, error) {
 // manager with its own ports and certificate directory. A process that does
 // not become ready fails with the last lines of its log.
 func startProvider(ctx context.Context, binDir, binary, kubeconfig, logPath string, env []string, e endpoint, timeout time.Duration) (*managerprocess.Process, error) {
-	p, err := managerprocess.Start(ctx, managerprocess.Options{
-		Binary: filepath.Join(binDir, binary),
-		Args: []string{
-			"--kubeconfig=" + kubeconfig,
-			"--feature-gates=" + FeatureGates,
-			"--webhook-port=" + strconv.Itoa(e.webhook),
-			"--webhook-cert-dir=" + e.certDir,
-			"--health-addr=127.0.0.1:" + strconv.Itoa(e.health),
-			"--insecure-diagnostics",
-			"--diagnostics-address=127.0.0.1:" + strconv.Itoa(e.diagnostics),
-		},
-		Env:          env,
-		LogPath:      logPath,
-		MetricsURL:   "http://127.0.0.1:" + strconv.Itoa(e.diagnostics) + "/metrics",
-		ReadyURL:     "http://127.0.0.1:" + strconv.Itoa(e.health) + "/readyz",
-		ReadyTimeout: timeout,
-	})
-	if err != nil {
-		return nil, withLogTail(fmt.Errorf("%s: %w", binary, err), logPath)
+	for attempt := 1; ; attempt++ {
+		// The log is appended to: this attempt's lines start here.
+		logStart := fileSize(logPath)
+		p, err := managerprocess.Start(ctx, managerprocess.Options{
+			Binary: filepath.Join(binDir, binary),
+			Args: []string{
+				"--kubeconfig=" + kubeconfig,
+				"--feature-gates=" + FeatureGates,
+				"--webhook-port=" + strconv.Itoa(e.webhook),
+				"--webhook-cert-dir=" + e.certDir,
+				"--health-addr=127.0.0.1:" + strconv.Itoa(e.health),
+				"--insecure-diagnostics",
+				"--diagnostics-address=127.0.0.1:" + strconv.Itoa(e.diagnostics),
+			},
+			Env:          env,
+			LogPath:      logPath,
+			MetricsURL:   "http://127.0.0.1:" + strconv.Itoa(e.diagnostics) + "/metrics",
+			ReadyURL:     "http://127.0.0.1:" + strconv.Itoa(e.health) + "/readyz",
+			ReadyTimeout: timeout,
+		})
+		if err == nil {
+			return p, nil
+		}
+		if attempt == maxStartAttempts || !portTaken(logPath, logStart) {
+			return nil, withLogTail(fmt.Errorf("%s: %w", binary, err), logPath)
+		}
+		// A free port can be taken by another process between its pick and
+		// this bind (seen with go test's packages in parallel). The health
+		// and metrics ports are picked again; the webhook port stays, as the
+		// webhook configurations name it.
+		if e.health, err = localcluster.FreePort(); err != nil {
+			return nil, err
+		}
+		if e.diagnostics, err = localcluster.FreePort(); err != nil {
+			return nil, err
+		}
 	}
-	return p, nil
+}
+
+// maxStartAttempts bounds the starts of one provider whose port was taken.
+const maxStartAttempts = 3
+
+// portTaken reports whether a process's log, from offset from, says a
+// port it was to listen on was in use.
+func portTaken(logPath string, from int64) bool {
+	data, err := os.ReadFile(logPath)
+	if err != nil || int64(len(data)) < from {
+		return false
+	}
+	return strings.Contains(string(data[from:]), "address already in use")
+}
+
+// fileSize is the size of the file at path, or 0 when there is none.
+func fileSize(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
 }
 
 // withLogTail adds the last lines of a process's log to its failure.
