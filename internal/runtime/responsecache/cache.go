@@ -1,0 +1,271 @@
+package responsecache
+
+import (
+	"container/list"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+)
+
+// Defaults of the bounds.
+const (
+	DefaultMaxEntries = 10000
+	DefaultMaxBytes   = 64 << 20
+)
+
+// Lookup results, as counted by the Observer.
+const (
+	Hit  = "hit"
+	Miss = "miss"
+	// Bypass: caching is on for the config, but this request cannot be
+	// keyed soundly (two items of one holder), so it is always sent.
+	Bypass = "bypass"
+)
+
+// Options bound a Cache.
+type Options struct {
+	// MaxEntries and MaxBytes bound the answers held; the least recently
+	// used go first. Zero means DefaultMaxEntries and DefaultMaxBytes.
+	MaxEntries int
+	MaxBytes   int64
+	// Observer, when set, is told every lookup and every change of the
+	// entries a handler holds.
+	Observer Observer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Observer sees the cache work, for metrics.
+type Observer interface {
+	Lookup(hook, handler, result string)
+	Entries(handler string, entries int, totalBytes int64)
+}
+
+// Call names where a call goes: the full handler name, its ExtensionConfig
+// and the fingerprint of its registration.
+type Call struct {
+	Handler, ExtensionConfig, Fingerprint string
+}
+
+// Cache holds GeneratePatches and ValidateTopology answers. It is safe for
+// concurrent use.
+type Cache struct {
+	opts Options
+
+	mu      sync.Mutex
+	entries map[Key]*list.Element
+	// recent orders the entries, most recently used first.
+	recent *list.List
+	bytes  int64
+	// maxAge holds the configs that opted in.
+	maxAge map[string]time.Duration
+	// epoch counts each config's Forgets, so that an answer to a call
+	// made before one is not stored after it.
+	epoch     map[string]uint64
+	byHandler map[string]int
+}
+
+type entry struct {
+	key                   Key
+	hook, handler, config string
+	stored                time.Time
+	response              runtimehooksv1.ResponseObject
+	holderByUID           map[types.UID]string
+	size                  int64
+}
+
+// New returns an empty cache in which no config has opted in.
+func New(opts Options) *Cache {
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = DefaultMaxEntries
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Cache{
+		opts: opts, entries: map[Key]*list.Element{}, recent: list.New(),
+		maxAge: map[string]time.Duration{}, epoch: map[string]uint64{}, byHandler: map[string]int{},
+	}
+}
+
+// SetMaxAge turns caching on for config's handlers, answers being reused
+// for maxAge, or off when maxAge is zero: its answers are then dropped.
+// A shorter max age applies at once to the answers already held.
+func (c *Cache) SetMaxAge(config string, maxAge time.Duration) {
+	if maxAge <= 0 {
+		c.mu.Lock()
+		delete(c.maxAge, config)
+		c.mu.Unlock()
+		c.Forget(config)
+		return
+	}
+	c.mu.Lock()
+	c.maxAge[config] = maxAge
+	c.mu.Unlock()
+}
+
+// Forget drops every answer of config's handlers: its registration or
+// settings changed, or it is gone.
+func (c *Cache) Forget(config string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch[config]++
+	for el := c.recent.Front(); el != nil; {
+		next := el.Next()
+		if e := el.Value.(*entry); e.config == config {
+			c.remove(el)
+		}
+		el = next
+	}
+}
+
+// Pending is a lookup that missed: Store keeps the answer the call gets.
+// The zero Pending stores nothing.
+type Pending struct {
+	call  Call
+	hook  string
+	req   request
+	epoch uint64
+	ok    bool
+}
+
+// Lookup answers req into resp from memory when the handler's config opted
+// in and an answer to an equal request, younger than the max age, is held.
+// Otherwise it returns the Pending to Store the call's answer with.
+func (c *Cache) Lookup(call Call, req runtimehooksv1.RequestObject, resp runtimehooksv1.ResponseObject) (Pending, bool) {
+	c.mu.Lock()
+	maxAge, on := c.maxAge[call.ExtensionConfig]
+	epoch := c.epoch[call.ExtensionConfig]
+	c.mu.Unlock()
+	if !on {
+		return Pending{}, false
+	}
+	hook := hookOf(req)
+	normal, err := normalise(call.Handler, call.Fingerprint, req)
+	if err != nil {
+		c.observeLookup(hook, call.Handler, Bypass)
+		return Pending{}, false
+	}
+	pending := Pending{call: call, hook: hook, req: normal, epoch: epoch, ok: true}
+
+	c.mu.Lock()
+	el, found := c.entries[normal.key]
+	if found {
+		e := el.Value.(*entry)
+		if c.opts.Now().Sub(e.stored) >= maxAge {
+			c.remove(el)
+			found = false
+		} else {
+			c.recent.MoveToFront(el)
+		}
+	}
+	var cached *entry
+	if found {
+		cached = el.Value.(*entry)
+	}
+	c.mu.Unlock()
+
+	// The stored answer is never handed out: a copy is rewritten.
+	if cached == nil || !answerFrom(cached, normal, resp) {
+		c.observeLookup(hook, call.Handler, Miss)
+		return pending, false
+	}
+	c.observeLookup(hook, call.Handler, Hit)
+	return pending, true
+}
+
+// Store keeps a copy of resp, the successful answer to the call p missed.
+// A failed answer, one that names a uid the request did not hold, and one
+// of a config that left the cache or changed since the lookup are not kept.
+func (c *Cache) Store(p Pending, resp runtimehooksv1.ResponseObject) {
+	if !p.ok || resp.GetStatus() != runtimehooksv1.ResponseStatusSuccess {
+		return
+	}
+	if err := namesOnlyRequestItems(resp, p.req); err != nil {
+		return
+	}
+	encoded, err := json.Marshal(resp)
+	if err != nil {
+		return
+	}
+	e := &entry{
+		key: p.req.key, hook: p.hook, handler: p.call.Handler, config: p.call.ExtensionConfig,
+		stored:      c.opts.Now(),
+		response:    resp.DeepCopyObject().(runtimehooksv1.ResponseObject),
+		holderByUID: p.req.holderByUID,
+		size:        int64(len(encoded)) + holdersSize(p.req.holderByUID),
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, on := c.maxAge[e.config]; !on || c.epoch[e.config] != p.epoch || e.size > c.opts.MaxBytes {
+		return
+	}
+	if old, ok := c.entries[e.key]; ok {
+		c.remove(old)
+	}
+	c.entries[e.key] = c.recent.PushFront(e)
+	c.bytes += e.size
+	c.byHandler[e.handler]++
+	c.observeEntries(e.handler)
+	for c.recent.Len() > c.opts.MaxEntries || c.bytes > c.opts.MaxBytes {
+		c.remove(c.recent.Back())
+	}
+}
+
+// Len returns the number of answers held and their estimated bytes.
+func (c *Cache) Len() (entries int, bytes int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.recent.Len(), c.bytes
+}
+
+// remove drops one entry; c.mu is held.
+func (c *Cache) remove(el *list.Element) {
+	e := c.recent.Remove(el).(*entry)
+	delete(c.entries, e.key)
+	c.bytes -= e.size
+	if c.byHandler[e.handler]--; c.byHandler[e.handler] <= 0 {
+		delete(c.byHandler, e.handler)
+	}
+	c.observeEntries(e.handler)
+}
+
+func (c *Cache) observeEntries(handler string) {
+	if c.opts.Observer != nil {
+		c.opts.Observer.Entries(handler, c.byHandler[handler], c.bytes)
+	}
+}
+
+func (c *Cache) observeLookup(hook, handler, result string) {
+	if c.opts.Observer != nil {
+		c.opts.Observer.Lookup(hook, handler, result)
+	}
+}
+
+func hookOf(req runtimehooksv1.RequestObject) string {
+	switch req.(type) {
+	case *runtimehooksv1.GeneratePatchesRequest:
+		return "GeneratePatches"
+	case *runtimehooksv1.ValidateTopologyRequest:
+		return "ValidateTopology"
+	}
+	return ""
+}
+
+// holdersSize estimates the memory of the uid to holder map.
+func holdersSize(holders map[types.UID]string) int64 {
+	var n int64
+	for uid, holder := range holders {
+		n += int64(len(uid) + len(holder))
+	}
+	return n
+}
+
+var errUnknownUID = errors.New("the answer names a uid the request does not hold")

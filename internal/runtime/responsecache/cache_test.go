@@ -1,0 +1,305 @@
+package responsecache
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+)
+
+var call = Call{Handler: "patch.ext", ExtensionConfig: "ext", Fingerprint: "fp"}
+
+// clock is a settable time for expiry.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// patchesRequest has one item per holder name, each uid prefixed.
+func patchesRequest(uidPrefix string, holders ...string) *runtimehooksv1.GeneratePatchesRequest {
+	req := &runtimehooksv1.GeneratePatchesRequest{}
+	for _, h := range holders {
+		req.Items = append(req.Items, runtimehooksv1.GeneratePatchesRequestItem{
+			UID:             types.UID(uidPrefix + h),
+			HolderReference: runtimehooksv1.HolderReference{Kind: "MachineDeployment", Name: h, FieldPath: "spec.template.spec.infrastructureRef"},
+			Object:          runtime.RawExtension{Raw: []byte(`{"spec":{"name":"` + h + `"}}`)},
+		})
+	}
+	return req
+}
+
+// patchesFor answers one patch per item, naming its holder in the patch.
+func patchesFor(req *runtimehooksv1.GeneratePatchesRequest) *runtimehooksv1.GeneratePatchesResponse {
+	resp := &runtimehooksv1.GeneratePatchesResponse{}
+	resp.Status = runtimehooksv1.ResponseStatusSuccess
+	for _, item := range req.Items {
+		resp.Items = append(resp.Items, runtimehooksv1.GeneratePatchesResponseItem{
+			UID: item.UID, PatchType: runtimehooksv1.JSONPatchType,
+			Patch: []byte(`[{"op":"add","path":"/spec/for","value":"` + item.HolderReference.Name + `"}]`),
+		})
+	}
+	return resp
+}
+
+// missThenStore looks req up, expecting a miss, and stores the answer.
+func missThenStore(t *testing.T, c *Cache, req *runtimehooksv1.GeneratePatchesRequest) {
+	t.Helper()
+	p, hit := c.Lookup(call, req, &runtimehooksv1.GeneratePatchesResponse{})
+	if hit {
+		t.Fatal("first lookup hit")
+	}
+	c.Store(p, patchesFor(req))
+}
+
+func TestCache_OffUnlessTheConfigOptedIn(t *testing.T) {
+	c := New(Options{})
+	req := patchesRequest("a-", "x")
+	p, hit := c.Lookup(call, req, &runtimehooksv1.GeneratePatchesResponse{})
+	c.Store(p, patchesFor(req))
+	if _, hit2 := c.Lookup(call, req, &runtimehooksv1.GeneratePatchesResponse{}); hit || hit2 {
+		t.Fatal("a config that did not opt in was answered from memory")
+	}
+	if n, _ := c.Len(); n != 0 {
+		t.Fatalf("held %d answers for a config that did not opt in", n)
+	}
+}
+
+func TestCache_HitMovesPatchesOntoTheNewItemsByHolder(t *testing.T) {
+	c := New(Options{})
+	c.SetMaxAge("ext", time.Hour)
+	missThenStore(t, c, patchesRequest("old-", "x", "y", "z"))
+
+	// Reissued: fresh uids, items in another order.
+	again := patchesRequest("new-", "z", "x", "y")
+	resp := &runtimehooksv1.GeneratePatchesResponse{}
+	if _, hit := c.Lookup(call, again, resp); !hit {
+		t.Fatal("a reissued request missed")
+	}
+	if len(resp.Items) != 3 {
+		t.Fatalf("answer has %d patches, want 3", len(resp.Items))
+	}
+	for _, item := range resp.Items {
+		// Each patch names its holder; its uid must be that holder's new one.
+		var holder string
+		fmt.Sscanf(string(item.Patch), `[{"op":"add","path":"/spec/for","value":"%1s`, &holder)
+		if want := types.UID("new-" + holder); item.UID != want {
+			t.Errorf("patch for %s carries uid %q, want %q", holder, item.UID, want)
+		}
+	}
+	if resp.Status != runtimehooksv1.ResponseStatusSuccess {
+		t.Errorf("status %q, want Success", resp.Status)
+	}
+}
+
+func TestCache_KeepsItsOwnCopies(t *testing.T) {
+	c := New(Options{})
+	c.SetMaxAge("ext", time.Hour)
+	req := patchesRequest("a-", "x")
+	p, _ := c.Lookup(call, req, &runtimehooksv1.GeneratePatchesResponse{})
+	answer := patchesFor(req)
+	c.Store(p, answer)
+	// Cluster API reuses and mutates the request and reads the answer.
+	req.Items[0].UID = "mutated"
+	answer.Items[0].Patch = []byte(`[]`)
+
+	first := &runtimehooksv1.GeneratePatchesResponse{}
+	if _, hit := c.Lookup(call, patchesRequest("b-", "x"), first); !hit {
+		t.Fatal("miss")
+	}
+	first.Items[0].Patch[0] = '!'
+	second := &runtimehooksv1.GeneratePatchesResponse{}
+	c.Lookup(call, patchesRequest("c-", "x"), second)
+	if got := string(second.Items[0].Patch); got != `[{"op":"add","path":"/spec/for","value":"x"}]` {
+		t.Errorf("held answer changed to %s", got)
+	}
+	if second.Items[0].UID != "c-x" {
+		t.Errorf("uid %q, want c-x", second.Items[0].UID)
+	}
+}
+
+func TestCache_NeverKeeps(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer func(req *runtimehooksv1.GeneratePatchesRequest) *runtimehooksv1.GeneratePatchesResponse
+	}{
+		{"a Failure", func(req *runtimehooksv1.GeneratePatchesRequest) *runtimehooksv1.GeneratePatchesResponse {
+			r := patchesFor(req)
+			r.Status = runtimehooksv1.ResponseStatusFailure
+			return r
+		}},
+		{"an answer without status", func(req *runtimehooksv1.GeneratePatchesRequest) *runtimehooksv1.GeneratePatchesResponse {
+			r := patchesFor(req)
+			r.Status = ""
+			return r
+		}},
+		{"a patch for a uid the request does not hold", func(req *runtimehooksv1.GeneratePatchesRequest) *runtimehooksv1.GeneratePatchesResponse {
+			r := patchesFor(req)
+			r.Items[0].UID = "not-in-the-request"
+			return r
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(Options{})
+			c.SetMaxAge("ext", time.Hour)
+			req := patchesRequest("a-", "x", "y")
+			p, _ := c.Lookup(call, req, &runtimehooksv1.GeneratePatchesResponse{})
+			c.Store(p, tt.answer(req))
+			if n, _ := c.Len(); n != 0 {
+				t.Fatalf("kept %s", tt.name)
+			}
+		})
+	}
+}
+
+func TestCache_ExpiresAtTheMaxAgeInForceAtLookup(t *testing.T) {
+	clk := &clock{now: time.Unix(1000, 0)}
+	c := New(Options{Now: clk.Now})
+	c.SetMaxAge("ext", 10*time.Minute)
+	missThenStore(t, c, patchesRequest("a-", "x"))
+
+	clk.Add(9 * time.Minute)
+	if _, hit := c.Lookup(call, patchesRequest("b-", "x"), &runtimehooksv1.GeneratePatchesResponse{}); !hit {
+		t.Fatal("missed within the max age")
+	}
+	c.SetMaxAge("ext", 5*time.Minute)
+	if _, hit := c.Lookup(call, patchesRequest("c-", "x"), &runtimehooksv1.GeneratePatchesResponse{}); hit {
+		t.Fatal("hit past a shortened max age")
+	}
+	if n, _ := c.Len(); n != 0 {
+		t.Fatalf("an expired answer is still held (%d)", n)
+	}
+}
+
+func TestCache_ForgetAndOptingOutDropAConfigsAnswers(t *testing.T) {
+	other := Call{Handler: "patch.other", ExtensionConfig: "other", Fingerprint: "fp"}
+	for _, drop := range []struct {
+		name string
+		do   func(c *Cache)
+	}{
+		{"Forget", func(c *Cache) { c.Forget("ext") }},
+		{"SetMaxAge 0", func(c *Cache) { c.SetMaxAge("ext", 0) }},
+	} {
+		t.Run(drop.name, func(t *testing.T) {
+			c := New(Options{})
+			c.SetMaxAge("ext", time.Hour)
+			c.SetMaxAge("other", time.Hour)
+			missThenStore(t, c, patchesRequest("a-", "x"))
+			p, _ := c.Lookup(other, patchesRequest("a-", "x"), &runtimehooksv1.GeneratePatchesResponse{})
+			c.Store(p, patchesFor(patchesRequest("a-", "x")))
+			// A call in flight while the config changes.
+			inFlight, _ := c.Lookup(call, patchesRequest("a-", "y"), &runtimehooksv1.GeneratePatchesResponse{})
+
+			drop.do(c)
+			c.Store(inFlight, patchesFor(patchesRequest("a-", "y")))
+			if n, _ := c.Len(); n != 1 {
+				t.Fatalf("%d answers held, want only the other config's", n)
+			}
+			if _, hit := c.Lookup(other, patchesRequest("b-", "x"), &runtimehooksv1.GeneratePatchesResponse{}); !hit {
+				t.Error("the other config's answer went too")
+			}
+		})
+	}
+}
+
+func TestCache_EvictsAtItsBoundsAndNeverGrows(t *testing.T) {
+	answerSize := func() int64 {
+		c := New(Options{})
+		c.SetMaxAge("ext", time.Hour)
+		missThenStore(t, c, patchesRequest("a-", "h0"))
+		_, b := c.Len()
+		return b
+	}()
+	tests := []struct {
+		name        string
+		opts        Options
+		wantEntries int
+	}{
+		{"entries", Options{MaxEntries: 3}, 3},
+		{"bytes", Options{MaxBytes: 3*answerSize + answerSize/2}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(tt.opts)
+			c.SetMaxAge("ext", time.Hour)
+			for i := range 10 {
+				missThenStore(t, c, patchesRequest("a-", fmt.Sprintf("h%d", i)))
+				n, b := c.Len()
+				if n > tt.wantEntries || (tt.opts.MaxBytes > 0 && b > tt.opts.MaxBytes) {
+					t.Fatalf("after %d stores: %d entries, %d bytes", i+1, n, b)
+				}
+			}
+			if n, _ := c.Len(); n != tt.wantEntries {
+				t.Fatalf("%d entries, want %d", n, tt.wantEntries)
+			}
+			// The least recently used went first: h7..h9 stay.
+			for i := range 10 {
+				_, hit := c.Lookup(call, patchesRequest("b-", fmt.Sprintf("h%d", i)), &runtimehooksv1.GeneratePatchesResponse{})
+				if want := i >= 7; hit != want {
+					t.Errorf("h%d: hit %v, want %v", i, hit, want)
+				}
+			}
+		})
+	}
+}
+
+func TestCache_ValidateTopologyAnswers(t *testing.T) {
+	c := New(Options{})
+	c.SetMaxAge("ext", time.Hour)
+	req := &runtimehooksv1.ValidateTopologyRequest{Items: []*runtimehooksv1.ValidateTopologyRequestItem{
+		{HolderReference: runtimehooksv1.HolderReference{Kind: "Cluster", Name: "c"}, Object: runtime.RawExtension{Raw: []byte(`{}`)}},
+	}}
+	p, hit := c.Lookup(call, req, &runtimehooksv1.ValidateTopologyResponse{})
+	if hit {
+		t.Fatal("hit before any answer")
+	}
+	answer := &runtimehooksv1.ValidateTopologyResponse{}
+	answer.Status, answer.Message = runtimehooksv1.ResponseStatusSuccess, "fine"
+	c.Store(p, answer)
+	got := &runtimehooksv1.ValidateTopologyResponse{}
+	if _, hit := c.Lookup(call, req.DeepCopy(), got); !hit || got.Message != "fine" || got.Status != runtimehooksv1.ResponseStatusSuccess {
+		t.Fatalf("hit %v, answer %+v", hit, got)
+	}
+}
+
+// observed records what the Observer is told.
+type observed struct {
+	lookups map[string]int
+	entries map[string]int
+}
+
+func (o *observed) Lookup(hook, handler, result string)    { o.lookups[hook+"/"+handler+"/"+result]++ }
+func (o *observed) Entries(handler string, n int, _ int64) { o.entries[handler] = n }
+
+func TestCache_TellsTheObserverHitsMissesAndEntries(t *testing.T) {
+	o := &observed{lookups: map[string]int{}, entries: map[string]int{}}
+	c := New(Options{Observer: o})
+	c.SetMaxAge("ext", time.Hour)
+	missThenStore(t, c, patchesRequest("a-", "x"))
+	c.Lookup(call, patchesRequest("b-", "x"), &runtimehooksv1.GeneratePatchesResponse{})
+	c.Lookup(call, patchesRequest("c-", "x", "x"), &runtimehooksv1.GeneratePatchesResponse{})
+	want := map[string]int{"GeneratePatches/patch.ext/miss": 1, "GeneratePatches/patch.ext/hit": 1, "GeneratePatches/patch.ext/bypass": 1}
+	for k, n := range want {
+		if o.lookups[k] != n {
+			t.Errorf("%s: %d, want %d (all: %v)", k, o.lookups[k], n, o.lookups)
+		}
+	}
+	if o.entries["patch.ext"] != 1 {
+		t.Errorf("entries %d, want 1", o.entries["patch.ext"])
+	}
+	c.Forget("ext")
+	if o.entries["patch.ext"] != 0 {
+		t.Errorf("entries after Forget %d, want 0", o.entries["patch.ext"])
+	}
+}

@@ -1,0 +1,27 @@
+// Package responsecache answers repeated GeneratePatches and
+// ValidateTopology calls from memory, for the ExtensionConfigs whose user
+// opted in with MaxAgeAnnotation.
+//
+// Cluster API's topology controller calls these hooks for every external
+// patch on every topology reconcile, and its runtime client keeps nothing:
+// at each resync every Cluster costs one GeneratePatches request per patch,
+// even when nothing changed. A repeat cannot be told by its bytes, because
+// each request item carries a fresh random uid, and the items come in the
+// order of a Go map. So a request is normalised first (key.go): uids are
+// left out and items are sorted by their holder reference, while the
+// settings, the variables and every field of every object still count.
+//
+// A hit answers with a copy of the stored answer whose patch uids are
+// mapped onto the new request's items by holder reference and field path,
+// never by position (rewrite.go). Only successful answers are stored, and
+// never one that names a uid the request did not hold: Cluster API refuses
+// such an answer, and it must reach Cluster API as it came.
+//
+// Entries are bounded in number and bytes, least recently used first out
+// (cache.go); they expire at the max age their config sets at lookup time,
+// and a change of a config's registration or settings drops them all.
+//
+// Caching is off unless asked for. Cluster API requires a deterministic
+// answer for a given request but lets an extension read external data, so
+// only the user who knows the extension can say how long an answer holds.
+package responsecache

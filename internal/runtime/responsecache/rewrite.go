@@ -1,0 +1,52 @@
+package responsecache
+
+import (
+	"fmt"
+	"reflect"
+
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+)
+
+// answerFrom writes into resp a copy of the stored answer, its patches
+// moved onto req's items: each patch's uid names a holder in the stored
+// request, and the item of that holder in req gives the new uid. It
+// reports false, leaving resp as it was, when the answer cannot be moved.
+func answerFrom(e *entry, req request, resp runtimehooksv1.ResponseObject) bool {
+	answer := e.response.DeepCopyObject()
+	if patches, ok := answer.(*runtimehooksv1.GeneratePatchesResponse); ok {
+		for i := range patches.Items {
+			holder, ok := e.holderByUID[patches.Items[i].UID]
+			if !ok {
+				return false
+			}
+			uid, ok := req.uidByHolder[holder]
+			if !ok {
+				return false
+			}
+			patches.Items[i].UID = uid
+		}
+	}
+	out, in := reflect.ValueOf(resp), reflect.ValueOf(answer)
+	if in.Type() != out.Type() {
+		return false
+	}
+	reflect.Indirect(out).Set(reflect.Indirect(in))
+	return true
+}
+
+// namesOnlyRequestItems checks that every patch of a GeneratePatches
+// answer names an item of the request. Cluster API fails such an answer
+// ("unable to find corresponding request item"); it must not be kept and
+// answered again as if it were sound.
+func namesOnlyRequestItems(resp runtimehooksv1.ResponseObject, req request) error {
+	patches, ok := resp.(*runtimehooksv1.GeneratePatchesResponse)
+	if !ok {
+		return nil
+	}
+	for _, item := range patches.Items {
+		if _, ok := req.holderByUID[item.UID]; !ok {
+			return fmt.Errorf("%w: %q", errUnknownUID, item.UID)
+		}
+	}
+	return nil
+}
