@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -81,8 +82,18 @@ type Reconciler struct {
 	// sees only some Secrets (Cluster API's sees only those labelled with a
 	// cluster name) passes one that sees them all.
 	SecretMetadata cache.Cache
+	// ResponseCache, when set, takes each config's max age from
+	// ResponseCacheMaxAgeAnnotation, and the config reports it in
+	// ResponsesCachedCondition. The drop-in core manager sets it for its
+	// runtime client; nil leaves the annotation unread.
+	ResponseCache ResponseCachePolicy
 
 	writes objstatus.Writes
+	// discovered holds, by config name, the generation and time of its last
+	// successful Discovery (a discovery value), so that a reconcile for
+	// anything that cannot change the answer (an annotation, the Secret of
+	// a CA that is already in place) runs none.
+	discovered sync.Map
 	// injecting holds, by config name, the hash of the caBundle a reconcile
 	// is writing into the spec. That reconcile discovers with it, so the
 	// update event of its own write needs no second one.
@@ -115,10 +126,12 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("extensionconfig").
 		WithOptions(options).
-		// Status writes (ours included) and resyncs change no generation or
-		// annotation and need no discovery; re-discovery runs on the interval.
+		// Status writes (ours included), resyncs, and labels and annotations
+		// a reconcile does not read change nothing it does; re-discovery
+		// runs on the interval.
 		For(&runtimev1.ExtensionConfig{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+			predicate.GenerationChangedPredicate{},
+			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return reconciledAnnotationChanged(e.ObjectOld, e.ObjectNew) }},
 			// A config moved to or from this manager's watch filter.
 			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return watchfilter.LabelChanged(e.ObjectOld, e.ObjectNew) }}),
 			predicate.Funcs{UpdateFunc: r.notOwnInjection})).
@@ -131,6 +144,29 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return err
 	}
 	return mgr.Add(&leaderSync{reader: mgr.GetAPIReader(), registry: r.Registry})
+}
+
+// reconciledAnnotations are the annotations a reconcile reads.
+var reconciledAnnotations = []string{
+	runtimev1.InjectCAFromSecretAnnotation,
+	// Pausing sets Paused; unpausing discovers again, as Cluster API does.
+	clusterv1.PausedAnnotation,
+	ResponseCacheMaxAgeAnnotation,
+}
+
+// reconciledAnnotationChanged reports whether an update added, removed or
+// changed an annotation a reconcile reads. Cluster API reconciles, and
+// discovers, on any annotation change: one per config for a bulk
+// annotation of every ExtensionConfig.
+func reconciledAnnotationChanged(old, new client.Object) bool {
+	for _, key := range reconciledAnnotations {
+		oldValue, hadIt := old.GetAnnotations()[key]
+		newValue, hasIt := new.GetAnnotations()[key]
+		if hadIt != hasIt || oldValue != newValue {
+			return true
+		}
+	}
+	return false
 }
 
 func caSecretKeys(obj client.Object) []string {
@@ -169,6 +205,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, ext); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writes.Forget(req.NamespacedName)
+			r.discovered.Delete(req.Name)
+			if r.ResponseCache != nil {
+				r.ResponseCache.SetMaxAge(req.Name, 0)
+			}
 			r.Registry.Unregister(req.Name)
 			// Its Discovery calls are counted under its name.
 			metrics.ForgetHandler(req.Name)
@@ -178,6 +218,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 	if !watchfilter.Matches(ext, r.WatchFilterValue) {
+		// Should it come back, it is discovered afresh.
+		r.discovered.Delete(ext.Name)
 		return ctrl.Result{}, nil
 	}
 	if !ext.DeletionTimestamp.IsZero() {
@@ -196,11 +238,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}()
 
 	if objstatus.SetPaused(ext, "ExtensionConfig") {
+		// Unpausing discovers again, as Cluster API's controller does.
+		r.discovered.Delete(ext.Name)
 		return ctrl.Result{}, nil
 	}
+	r.reconcileResponseCache(ext)
 
 	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
-		setNotDiscovered(ext, InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
+		r.setNotDiscovered(ext, InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
 		// Only a spec change can fix it, and that triggers a reconcile.
 		return ctrl.Result{}, nil
 	}
@@ -208,7 +253,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	// Discovery do next.
 	r.Registry.SetSelector(ext.Name, ext.Spec.NamespaceSelector)
 	if retry, err := r.reconcileCABundle(ctx, ext); err != nil {
-		setNotDiscovered(ext, CAInjectionFailedReason, err.Error())
+		r.setNotDiscovered(ext, CAInjectionFailedReason, err.Error())
 		if retry {
 			// A read or write of kube-apiserver that failed may pass next
 			// time; a write may even have committed with its answer lost,
@@ -291,8 +336,39 @@ func (r *Reconciler) notOwnInjection(e event.UpdateEvent) bool {
 	return false
 }
 
+// discovery is the last successful Discovery of a config.
+type discovery struct {
+	generation int64
+	at         time.Time
+}
+
+// discoveryFresh reports whether ext's last Discovery still stands: it
+// succeeded at ext's generation less than interval ago, and status still
+// says so. It returns how long it still stands.
+func (r *Reconciler) discoveryFresh(ext *runtimev1.ExtensionConfig, interval time.Duration) (time.Duration, bool) {
+	v, ok := r.discovered.Load(ext.Name)
+	if !ok {
+		return 0, false
+	}
+	last := v.(discovery)
+	remaining := interval - time.Since(last.at)
+	if last.generation != ext.Generation || remaining <= 0 ||
+		!meta.IsStatusConditionTrue(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition) {
+		return 0, false
+	}
+	return remaining, true
+}
+
 func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.ExtensionConfig) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
+	interval := r.RediscoveryInterval
+	if interval <= 0 {
+		interval = DefaultRediscoveryInterval
+	}
+	if remaining, fresh := r.discoveryFresh(ext, interval); fresh {
+		log.V(4).Info("Discovery skipped: nothing it depends on changed since the last one", "nextDiscoveryIn", remaining)
+		return ctrl.Result{RequeueAfter: remaining}, nil
+	}
 	started := time.Now()
 	handlers, err := r.Discoverer.Discover(ctx, ext)
 	outcome := metrics.CallSuccess
@@ -303,7 +379,7 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	if err != nil {
 		// Keep status.handlers and the registration: the last good answer
 		// is still the best one we have, and the condition says it is stale.
-		setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
+		r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
 		return ctrl.Result{}, fmt.Errorf("discover %s: %w", ext.Name, err)
 	}
 	// Status records each handler under its full name, as Cluster API does:
@@ -315,16 +391,13 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	changed, skipped, err := r.Registry.Register(ext)
 	logSkipped(log, ext.Name, skipped)
 	if err != nil {
-		setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
+		r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
 		return ctrl.Result{}, err
 	}
 	objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionTrue, runtimev1.ExtensionConfigDiscoveredReason, "")
 	objstatus.SetV1Beta1Condition(ext, runtimev1.RuntimeExtensionDiscoveredV1Beta1Condition, corev1.ConditionTrue, "", "", "")
 	log.V(4).Info("discovered", "handlers", len(handlers), "changedHandlers", changed)
-	interval := r.RediscoveryInterval
-	if interval <= 0 {
-		interval = DefaultRediscoveryInterval
-	}
+	r.discovered.Store(ext.Name, discovery{generation: ext.Generation, at: started})
 	return ctrl.Result{RequeueAfter: interval}, nil
 }
 
@@ -339,8 +412,10 @@ func logSkipped(log logr.Logger, extensionConfig string, skipped []extensioninde
 
 // setNotDiscovered sets Discovered to False, and the Discovered condition
 // v1beta1 clients read with Cluster API's DiscoveryFailed reason (our own
-// reason where Cluster API has no such failure).
-func setNotDiscovered(ext *runtimev1.ExtensionConfig, reason, message string) {
+// reason where Cluster API has no such failure). The next reconcile
+// discovers.
+func (r *Reconciler) setNotDiscovered(ext *runtimev1.ExtensionConfig, reason, message string) {
+	r.discovered.Delete(ext.Name)
 	objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionFalse, reason, message)
 	v1beta1Reason := reason
 	if reason == runtimev1.ExtensionConfigNotDiscoveredReason {

@@ -66,6 +66,8 @@ type harnessOptions struct {
 	secretCache bool
 	// watchFilter is the Reconciler's WatchFilterValue.
 	watchFilter string
+	// responseCache is the Reconciler's ResponseCache.
+	responseCache ResponseCachePolicy
 }
 
 // startControllerWith is startController with more settings.
@@ -90,7 +92,7 @@ func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, redisco
 	reg := registry.New()
 	r := &Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Discoverer: rc, Registry: reg,
-		RediscoveryInterval: rediscovery, WatchFilterValue: o.watchFilter,
+		RediscoveryInterval: rediscovery, WatchFilterValue: o.watchFilter, ResponseCache: o.responseCache,
 	}
 	if o.secretCache {
 		c, err := cache.New(mgr.GetConfig(), cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})

@@ -1,6 +1,7 @@
 // Package responsecache answers repeated GeneratePatches and
 // ValidateTopology calls from memory, for the ExtensionConfigs whose user
-// opted in with MaxAgeAnnotation.
+// opted in (extensionconfig.ResponseCacheMaxAgeAnnotation, whose max age
+// the ExtensionConfig controller passes to SetMaxAge).
 //
 // Cluster API's topology controller calls these hooks for every external
 // patch on every topology reconcile, and its runtime client keeps nothing:

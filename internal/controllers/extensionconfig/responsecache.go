@@ -1,0 +1,76 @@
+package extensionconfig
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
+)
+
+// ResponseCacheMaxAgeAnnotation on an ExtensionConfig turns on the drop-in
+// core manager's cache of its GeneratePatches and ValidateTopology answers:
+// its value is how long an answer is reused, as a Go duration such as
+// "10m". Cluster API calls these hooks on every topology reconcile.
+const ResponseCacheMaxAgeAnnotation = "runtime-sdk-controller.dev/response-cache-max-age"
+
+// The condition that reports the annotation, set only while it is present
+// so that a config without it keeps exactly Cluster API's status.
+const (
+	// ResponsesCachedCondition is True when answers are cached.
+	ResponsesCachedCondition = "ResponsesCached"
+	// ResponsesCachedReason: the annotation holds a usable max age.
+	ResponsesCachedReason = "MaxAgeSet"
+	// InvalidResponseCacheMaxAgeReason: the annotation does not parse, so
+	// nothing is cached.
+	InvalidResponseCacheMaxAgeReason = "InvalidMaxAge"
+)
+
+// ResponseCachePolicy takes each config's max age; zero turns its caching
+// off and drops what it held.
+type ResponseCachePolicy interface {
+	SetMaxAge(extensionConfig string, maxAge time.Duration)
+}
+
+// parseResponseCacheMaxAge reads ResponseCacheMaxAgeAnnotation. present is
+// false when it is not set; err names the annotation and the value when
+// the value is not a positive duration.
+func parseResponseCacheMaxAge(annotations map[string]string) (maxAge time.Duration, present bool, err error) {
+	value, present := annotations[ResponseCacheMaxAgeAnnotation]
+	if !present {
+		return 0, false, nil
+	}
+	maxAge, err = time.ParseDuration(value)
+	if err != nil || maxAge <= 0 {
+		return 0, true, fmt.Errorf("annotation %s has value %q, which is not a positive duration such as \"10m\"", ResponseCacheMaxAgeAnnotation, value)
+	}
+	return maxAge, true, nil
+}
+
+// reconcileResponseCache gives the policy the config's max age and
+// reports it in ResponsesCachedCondition. Nothing is called: the annotation
+// changes no Discovery answer.
+func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig) {
+	if r.ResponseCache == nil {
+		return
+	}
+	maxAge, present, err := parseResponseCacheMaxAge(ext.Annotations)
+	switch {
+	case !present:
+		r.ResponseCache.SetMaxAge(ext.Name, 0)
+		conditions := ext.GetConditions()
+		meta.RemoveStatusCondition(&conditions, ResponsesCachedCondition)
+		ext.SetConditions(conditions)
+	case err != nil:
+		r.ResponseCache.SetMaxAge(ext.Name, 0)
+		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionFalse, InvalidResponseCacheMaxAgeReason,
+			err.Error()+": GeneratePatches and ValidateTopology answers are not cached; set a duration or remove the annotation")
+	default:
+		r.ResponseCache.SetMaxAge(ext.Name, maxAge)
+		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionTrue, ResponsesCachedReason,
+			fmt.Sprintf("GeneratePatches and ValidateTopology answers are reused for up to %s (annotation %s)", maxAge, ResponseCacheMaxAgeAnnotation))
+	}
+}
