@@ -100,6 +100,24 @@ var (
 		Help: "Variable schema validation results kept, one per distinct variable ClusterClasses hold.",
 	})
 
+	// ResponseCacheLookups counts the drop-in's GeneratePatches and
+	// ValidateTopology calls of configs that opted in to its response
+	// cache, by hook, handler and result (hit, miss, bypass).
+	ResponseCacheLookups = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "runtime_sdk_response_cache_lookups_total",
+		Help: "GeneratePatches and ValidateTopology calls of ExtensionConfigs with a response cache max age, by hook, handler and result: hit (answered from memory), miss (sent), bypass (sent, as its items cannot be keyed).",
+	}, []string{"hook", "handler", "result"})
+	// ResponseCacheEntries is the number of answers held per handler.
+	ResponseCacheEntries = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "runtime_sdk_response_cache_entries",
+		Help: "GeneratePatches and ValidateTopology answers held by the response cache, by handler.",
+	}, []string{"handler"})
+	// ResponseCacheBytes is the estimated size of every answer held.
+	ResponseCacheBytes = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "runtime_sdk_response_cache_bytes",
+		Help: "Estimated bytes of the answers the response cache holds.",
+	})
+
 	// VariablesCacheEntries is the number of cached DiscoverVariables answers.
 	VariablesCacheEntries = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "runtime_sdk_variables_cache_entries",
@@ -139,7 +157,7 @@ func Collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		ExtensionConfigEvents, ClusterClassEnqueued, ExtensionCalls, ExtensionCallDuration,
 		RegisteredHandlers, IndexedReferences, IndexedClusterClasses, VariablesCacheEntries, VariablesRefreshes,
-		VariableSchemasCached,
+		VariableSchemasCached, ResponseCacheLookups, ResponseCacheEntries, ResponseCacheBytes,
 	}
 }
 
@@ -173,4 +191,24 @@ func ObserveCall(hook, handler, outcome string, started time.Time) {
 	if outcome == CallSuccess || outcome == CallError {
 		ExtensionCallDuration.WithLabelValues(hook).Observe(time.Since(started).Seconds())
 	}
+}
+
+// ResponseCache is the response cache's Observer: it keeps the
+// runtime_sdk_response_cache_* series.
+type ResponseCache struct{}
+
+// Lookup counts one lookup.
+func (ResponseCache) Lookup(hook, handler, result string) {
+	ResponseCacheLookups.WithLabelValues(hook, handler, result).Inc()
+}
+
+// Entries sets a handler's entries, deleting the series of a handler that
+// holds none, and the bytes of all.
+func (ResponseCache) Entries(handler string, entries int, totalBytes int64) {
+	if entries == 0 {
+		ResponseCacheEntries.DeleteLabelValues(handler)
+	} else {
+		ResponseCacheEntries.WithLabelValues(handler).Set(float64(entries))
+	}
+	ResponseCacheBytes.Set(float64(totalBytes))
 }

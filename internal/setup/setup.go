@@ -62,6 +62,9 @@ type Controllers struct {
 	// standalone controller's; a manager whose runtime client reads it as
 	// Cluster API's does sets NilAdmitsNone.
 	NilSelector extensionindex.NilSelector
+	// ResponseCache, when set, takes each ExtensionConfig's response cache
+	// max age from its annotation (extensionconfig.Reconciler.ResponseCache).
+	ResponseCache extensionconfig.ResponseCachePolicy
 }
 
 // RuntimeSDK is what AddControllers wires around the two controllers: the
@@ -127,6 +130,7 @@ func addExtensionConfigs(ctx context.Context, mgr ctrl.Manager, opts Controllers
 		RediscoveryInterval: opts.RediscoveryInterval,
 		SecretMetadata:      opts.SecretMetadata,
 		WatchFilterValue:    opts.WatchFilterValue,
+		ResponseCache:       opts.ResponseCache,
 	}
 	ecOptions := controllerOptions
 	ecOptions.MaxConcurrentReconciles = opts.ExtensionConfigConcurrency

@@ -36,7 +36,9 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/cmdline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/responsecache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -354,6 +356,10 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 	if !runtimeSDK && !topology {
 		return nil
 	}
+	// Off for every config until its user opts in, so that the drop-in
+	// calls extensions as Cluster API does unless asked otherwise. The
+	// bounds are fixed: the drop-in takes no flag Cluster API's does not.
+	responses := responsecache.New(responsecache.Options{Observer: metrics.ResponseCache{}})
 	sdk, err := setup.AddControllers(ctx, a.mgr, setup.Controllers{
 		RuntimeClient: rtclient.Options{
 			ClientCertFile: a.o.RuntimeExtensionClientCertFile,
@@ -370,13 +376,17 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 		WithoutExtensionConfigs:    !runtimeSDK,
 		WithoutClusterClasses:      !topology,
 		NilSelector:                nilSelector,
+		ResponseCache:              responses,
 	})
 	if err != nil {
 		return err
 	}
 	if runtimeSDK {
-		a.runtimeClient = runtimeclient.New(sdk.Client, sdk.Registry, a.mgr.GetClient())
+		// A new registration or new settings void a config's answers.
+		sdk.Registry.Subscribe(ctx, responses.ForgetChanged)
+		a.runtimeClient = runtimeclient.New(sdk.Client, sdk.Registry, a.mgr.GetClient(), responses)
 		a.add("runnable", "runtime client and handler registry, with warm-up", Ours)
+		a.add("setting", "response cache of GeneratePatches and ValidateTopology, off unless an ExtensionConfig opts in", Ours)
 		a.add("reconciler", "ExtensionConfig", Ours)
 	}
 	if topology {

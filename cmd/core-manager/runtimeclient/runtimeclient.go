@@ -20,6 +20,7 @@ import (
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/responsecache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -30,13 +31,18 @@ type Client struct {
 	registry *registry.Registry
 	// reader reads Namespaces, for the handlers' namespaceSelectors.
 	reader ctrlclient.Reader
+	// responses answers repeated GeneratePatches and ValidateTopology
+	// calls of the configs that opted in; nil sends every call.
+	responses *responsecache.Cache
 }
 
 var _ capiruntimeclient.Client = &Client{}
 
-// New wraps calls and reg; reader reads Namespace metadata.
-func New(calls *rtclient.Client, reg *registry.Registry, reader ctrlclient.Reader) *Client {
-	return &Client{calls: calls, registry: reg, reader: reader}
+// New wraps calls and reg; reader reads Namespace metadata. responses,
+// when not nil, answers the repeats of GeneratePatches and ValidateTopology
+// calls of the configs that opted in to it.
+func New(calls *rtclient.Client, reg *registry.Registry, reader ctrlclient.Reader, responses *responsecache.Cache) *Client {
+	return &Client{calls: calls, registry: reg, reader: reader, responses: responses}
 }
 
 // WarmUp registers every listed ExtensionConfig's recorded handlers and
@@ -242,6 +248,19 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 		}
 	}
 
+	// Cluster API's topology controller asks these hooks on every
+	// reconcile, with no cache option of its own.
+	var pending responsecache.Pending
+	if c.responses != nil {
+		var hit bool
+		pending, hit = c.responses.Lookup(responsecache.Call{
+			Handler: h.Name, ExtensionConfig: h.ExtensionConfig, Fingerprint: h.Fingerprint, Settings: h.Settings,
+		}, request, response)
+		if hit {
+			return nil
+		}
+	}
+
 	err = c.calls.Call(ctx, h.ClientConfig, h.Hook, h.HandlerName, timeout, h.Settings, request, response)
 	var answered *rtclient.StatusError
 	switch {
@@ -262,6 +281,9 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 	}
 	if options.WithCaching {
 		options.Cache.Add(capiruntimeclient.CallExtensionCacheEntry{CacheKey: cacheKey, Response: response})
+	}
+	if c.responses != nil {
+		c.responses.Store(pending, response)
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func newRig(t *testing.T, selector *metav1.LabelSelector, policy runtimehooksv1.
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := New(calls, registry.New(), env.Client)
+	c := New(calls, registry.New(), env.Client, nil)
 	config := &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "sizing"},
 		Spec: runtimev1.ExtensionConfigSpec{

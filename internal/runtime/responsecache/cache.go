@@ -9,6 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // Defaults of the bounds.
@@ -45,10 +47,12 @@ type Observer interface {
 	Entries(handler string, entries int, totalBytes int64)
 }
 
-// Call names where a call goes: the full handler name, its ExtensionConfig
-// and the fingerprint of its registration.
+// Call names where a call goes: the full handler name, its ExtensionConfig,
+// the fingerprint of its registration and the registration's settings,
+// which the request's own override as the runtime client merges them.
 type Call struct {
 	Handler, ExtensionConfig, Fingerprint string
+	Settings                              map[string]string
 }
 
 // Cache holds GeneratePatches and ValidateTopology answers. It is safe for
@@ -126,6 +130,20 @@ func (c *Cache) Forget(config string) {
 	}
 }
 
+// ForgetChanged forgets the configs of handlers whose registration changed
+// or went; it is a registry subscriber. A namespaceSelector change alone
+// changes no answer and keeps them.
+func (c *Cache) ForgetChanged(changes []extensionindex.Change) {
+	forgotten := map[string]bool{}
+	for _, change := range changes {
+		if change.Old == nil || change.Kind == extensionindex.SelectorChanged || forgotten[change.Old.ExtensionConfig] {
+			continue
+		}
+		forgotten[change.Old.ExtensionConfig] = true
+		c.Forget(change.Old.ExtensionConfig)
+	}
+}
+
 // Pending is a lookup that missed: Store keeps the answer the call gets.
 // The zero Pending stores nothing.
 type Pending struct {
@@ -148,7 +166,7 @@ func (c *Cache) Lookup(call Call, req runtimehooksv1.RequestObject, resp runtime
 		return Pending{}, false
 	}
 	hook := hookOf(req)
-	normal, err := normalise(call.Handler, call.Fingerprint, req)
+	normal, err := normalise(call, req)
 	if err != nil {
 		c.observeLookup(hook, call.Handler, Bypass)
 		return Pending{}, false

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 var call = Call{Handler: "patch.ext", ExtensionConfig: "ext", Fingerprint: "fp"}
@@ -301,5 +303,30 @@ func TestCache_TellsTheObserverHitsMissesAndEntries(t *testing.T) {
 	c.Forget("ext")
 	if o.entries["patch.ext"] != 0 {
 		t.Errorf("entries after Forget %d, want 0", o.entries["patch.ext"])
+	}
+}
+
+func TestCache_ForgetChangedKeepsAnswersOfSelectorChanges(t *testing.T) {
+	state := func(config, fingerprint string) *extensionindex.HandlerState {
+		return &extensionindex.HandlerState{Name: "patch." + config, ExtensionConfig: config, Fingerprint: fingerprint}
+	}
+	tests := []struct {
+		name       string
+		change     extensionindex.Change
+		wantForgot bool
+	}{
+		{"settings changed", extensionindex.Change{Kind: extensionindex.Changed, Old: state("ext", "a"), New: state("ext", "b")}, true},
+		{"handler gone", extensionindex.Change{Kind: extensionindex.Removed, Old: state("ext", "a")}, true},
+		{"selector changed", extensionindex.Change{Kind: extensionindex.SelectorChanged, Old: state("ext", "a"), New: state("ext", "a")}, false},
+		{"handler added", extensionindex.Change{Kind: extensionindex.Added, New: state("ext", "a")}, false},
+	}
+	for _, tt := range tests {
+		c := New(Options{})
+		c.SetMaxAge("ext", time.Hour)
+		missThenStore(t, c, patchesRequest("a-", "x"))
+		c.ForgetChanged([]extensionindex.Change{tt.change})
+		if n, _ := c.Len(); (n == 0) != tt.wantForgot {
+			t.Errorf("%s: %d answers held, want forgotten %v", tt.name, n, tt.wantForgot)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 )
 
 // Key identifies a request up to what cannot change its answer: the
@@ -53,10 +55,10 @@ type normalVariable struct {
 // cannot be told apart by holder, or it is of a hook not cached.
 var errUncacheable = errors.New("request cannot be cached")
 
-// normalise builds the key of a request as it is sent, its settings merged
-// already. It refuses requests it cannot key soundly.
-func normalise(handler, fingerprint string, req runtimehooksv1.RequestObject) (request, error) {
-	form := normalForm{Handler: handler, Fingerprint: fingerprint, Settings: req.GetSettings()}
+// normalise builds the key of a request as it is sent to call's handler,
+// with the settings merged. It refuses requests it cannot key soundly.
+func normalise(call Call, req runtimehooksv1.RequestObject) (request, error) {
+	form := normalForm{Handler: call.Handler, Fingerprint: call.Fingerprint, Settings: rtclient.MergeSettings(call.Settings, req.GetSettings())}
 	out := request{uidByHolder: map[string]types.UID{}, holderByUID: map[types.UID]string{}}
 	var err error
 	switch r := req.(type) {

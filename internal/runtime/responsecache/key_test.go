@@ -71,7 +71,7 @@ func mustJSON(v any) []byte {
 
 func keyOf(t *testing.T, req runtimehooksv1.RequestObject) Key {
 	t.Helper()
-	n, err := normalise("patch.ext", "fp", req)
+	n, err := normalise(Call{Handler: "patch.ext", Fingerprint: "fp"}, req)
 	if err != nil {
 		t.Fatalf("normalise: %v", err)
 	}
@@ -204,12 +204,31 @@ func TestNormalise_NumbersKeepTheirPrecision(t *testing.T) {
 
 func TestNormalise_HandlerAndFingerprintCount(t *testing.T) {
 	req := randomRequest(rand.New(rand.NewPCG(5, 6)))
-	base, _ := normalise("a.ext", "fp1", req)
+	base, _ := normalise(Call{Handler: "a.ext", Fingerprint: "fp1"}, req)
 	for _, other := range []struct{ handler, fingerprint string }{{"b.ext", "fp1"}, {"a.ext", "fp2"}} {
-		n, _ := normalise(other.handler, other.fingerprint, req)
+		n, _ := normalise(Call{Handler: other.handler, Fingerprint: other.fingerprint}, req)
 		if n.key == base.key {
 			t.Errorf("handler %s fingerprint %s shares the key of a.ext fp1", other.handler, other.fingerprint)
 		}
+	}
+}
+
+func TestNormalise_KeysTheSettingsAsSent(t *testing.T) {
+	req := randomRequest(rand.New(rand.NewPCG(7, 8)))
+	req.Settings = map[string]string{"a": "from-patch"}
+	key := func(registration map[string]string) Key {
+		n, err := normalise(Call{Handler: "h", Fingerprint: "fp", Settings: registration}, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n.key
+	}
+	// The patch's own setting overrides the registration's.
+	if key(map[string]string{"a": "from-config"}) != key(nil) {
+		t.Error("a registration setting the request overrides changed the key")
+	}
+	if key(map[string]string{"b": "1"}) == key(nil) {
+		t.Error("a registration setting sent with the request kept the key")
 	}
 }
 
@@ -260,7 +279,7 @@ func TestNormalise_RefusesWhatItCannotKeySoundly(t *testing.T) {
 		{"another hook", &runtimehooksv1.DiscoverVariablesRequest{}},
 	}
 	for _, tt := range tests {
-		if _, err := normalise("h", "fp", tt.req); err == nil {
+		if _, err := normalise(Call{Handler: "h", Fingerprint: "fp"}, tt.req); err == nil {
 			t.Errorf("%s: normalised, want refused", tt.name)
 		}
 	}

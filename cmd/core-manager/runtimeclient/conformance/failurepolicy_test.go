@@ -26,7 +26,7 @@ func withPatchesHandler(t *testing.T, config runtimev1.ClientConfig, policy runt
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := runtimeclient.New(calls, registry.New(), nil)
+	c := runtimeclient.New(calls, registry.New(), nil, nil)
 	ext := runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "ext"},
 		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: config, NamespaceSelector: &metav1.LabelSelector{}},

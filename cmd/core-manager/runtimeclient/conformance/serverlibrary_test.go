@@ -138,7 +138,7 @@ func TestServerLibrary_AnswersPassOurClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := runtimeclient.New(calls, registry.New(), nil)
+	c := runtimeclient.New(calls, registry.New(), nil, nil)
 	ctx := context.Background()
 	config := &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "capi"},
