@@ -159,6 +159,21 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 		}
 	}
 
+	// The response cache's condition is the drop-in's alone, True where
+	// the annotation holds a duration and False naming a value that does
+	// not; Cluster API and the standalone controller write none.
+	for config, want := range map[string]metav1.ConditionStatus{ConfigIgnoring: metav1.ConditionTrue, ConfigOversized: metav1.ConditionFalse} {
+		at := "ExtensionConfig " + config + " .status.conditions[ResponsesCached]"
+		if got := dropIn[at+".status"]; got != string(want) {
+			t.Errorf("the drop-in: %s = %q, want %s", at, got, want)
+		}
+		for name, s := range map[string]Snapshot{"Cluster API": baseline, "ours": ours} {
+			if got, ok := s[at+".status"]; ok {
+				t.Errorf("%s: %s = %q, want no such condition", name, at, got)
+			}
+		}
+	}
+
 	// The allowance for too many variables is what it says: Cluster API
 	// claims ready with nothing published, we refuse the answer and say so.
 	at := "ClusterClass " + NamespaceOther + "/oversized-variables .status.conditions[VariablesReady]"

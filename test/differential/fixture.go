@@ -15,6 +15,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
@@ -213,6 +214,10 @@ func NewFixture(o Options) *Fixture {
 			extensionConfig(ConfigDown, Endpoint{URL: "https://127.0.0.1:1", CA: o.All.CA}, &metav1.LabelSelector{}),
 			extensionConfig(ConfigOversized, o.Oversized, &metav1.LabelSelector{}),
 			extensionConfig(ConfigIgnoring, o.Ignoring, &metav1.LabelSelector{}))
+		// The drop-in's response cache annotation, valid on one config and
+		// not on another: it reports it in a condition only it writes.
+		f.ExtensionConfigs[len(f.ExtensionConfigs)-1].Annotations = map[string]string{extensionconfig.ResponseCacheMaxAgeAnnotation: "10m"}
+		f.ExtensionConfigs[len(f.ExtensionConfigs)-2].Annotations = map[string]string{extensionconfig.ResponseCacheMaxAgeAnnotation: "ten minutes"}
 	}
 	for _, ext := range f.ExtensionConfigs {
 		f.Settled["/"+ext.Name] = metav1.ConditionTrue

@@ -17,6 +17,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
 )
@@ -159,7 +160,7 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) (*scopedOp
 		p.hasDiscover[k] = !p.hasDiscover[k]
 		ev.Target = fmt.Sprintf("%s serves DiscoverVariables: %t", f.extensions[k].name, p.hasDiscover[k])
 		f.extensions[k].server.SetHandlers(p.handlersOf(k))
-		// Discovery runs again on any change of the object.
+		// Discovery runs again when asked to.
 		scope := newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) })
 		return scope, p.touchConfig(ctx, k)
 	case eventAnswerChange:
@@ -221,11 +222,11 @@ func (p *propertyWorld) createConfig(ctx context.Context, k int) error {
 	}
 }
 
-// touchConfig changes an annotation of config k: an update that changes
-// no registration, after which the controller runs Discovery again.
+// touchConfig asks for Discovery of config k at once, through the
+// rediscover annotation: an update that changes no registration.
 func (p *propertyWorld) touchConfig(ctx context.Context, k int) error {
 	name := p.h.fixture.extensions[k].name
-	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"drill/touched":"`+strconv.FormatInt(time.Now().UnixNano(), 10)+`"}}}`))
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+extensionconfig.RediscoverAnnotation+`":"`+strconv.FormatInt(time.Now().UnixNano(), 10)+`"}}}`))
 	return p.h.client.Patch(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: name}}, patch)
 }
 

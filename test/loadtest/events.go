@@ -12,6 +12,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 )
 
@@ -51,13 +52,16 @@ func (r *run) updateEveryConfigEvent() event {
 				change.scan.add(s)
 				change.writes++
 			}
-			change.seen = func() (bool, error) {
-				for i := range f.configs {
-					if r.discoveries(i) <= bases[i] {
-						return false, nil
+			// Cluster API discovers every config again; ours none.
+			if r.controller.Name() == NameCAPI {
+				change.seen = func() (bool, error) {
+					for i := range f.configs {
+						if r.discoveries(i) <= bases[i] {
+							return false, nil
+						}
 					}
+					return true, nil
 				}
-				return true, nil
 			}
 			return change, nil
 		},
@@ -103,12 +107,14 @@ func (r *run) timeoutEvent(i int) event {
 			r.fixture.configs[i].extension.Server.SetHandlers(handlers)
 			seen := r.discoveredAgain(i)
 			scan, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
-				// Ask for discovery now rather than at the next interval.
-				setAnnotation(e, "loadtest/rediscover", "timeout")
+				// Ask for discovery now rather than at the next interval:
+				// Cluster API discovers on any annotation, ours on this one.
+				setAnnotation(e, extensionconfig.RediscoverAnnotation, "timeout")
 			})
 			return applied{writes: 1, scan: scan, seen: seen}, err
 		},
-		optimum: func() (int, int) { return r.affectedByRegistration(i) },
+		optimum:          func() (int, int) { return r.affectedByRegistration(i) },
+		optimumDiscovery: func() int { return 1 },
 	}
 }
 
@@ -118,7 +124,7 @@ func (r *run) selectorEvent(i int) event {
 	return event{
 		name: "namespaceSelector changes",
 		apply: func(ctx context.Context) (applied, error) {
-			seen := r.discoveredAgain(i)
+			seen := r.discoveredAgainUnderClusterAPI(i)
 			scan, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
 				e.Spec.NamespaceSelector = tierSelector("b")
 			})
@@ -175,7 +181,7 @@ func (r *run) newVariablesEvent(i int) event {
 		name: "extension answers new variables after a registration change",
 		apply: func(ctx context.Context) (applied, error) {
 			r.fixture.answerVariables(i, "size", "zone")
-			seen := r.discoveredAgain(i)
+			seen := r.discoveredAgainUnderClusterAPI(i)
 			scan, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
 				e.Spec.Settings = map[string]string{"revision": "2"}
 			})

@@ -24,6 +24,9 @@ type event struct {
 	apply func(ctx context.Context) (applied, error)
 	// optimum returns the reconciles and calls the event should cost.
 	optimum func() (reconciles, calls int)
+	// optimumDiscovery is the Discovery calls it should cost: none unless
+	// set (a change of no endpoint, CA or handlers asks for none).
+	optimumDiscovery func() int
 	// converged, when set, reports whether every affected ClusterClass
 	// shows the change; the time to get there is measured.
 	converged func(ctx context.Context) (bool, error)
@@ -61,6 +64,10 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	callsBefore, discoveriesBefore := r.discoverVariablesCalls(), r.allDiscoveries()
 	_, idleBefore := r.controller.Refreshes()
 	optimumReconciles, optimumCalls := e.optimum()
+	optimumDiscovery := 0
+	if e.optimumDiscovery != nil {
+		optimumDiscovery = e.optimumDiscovery()
+	}
 	var auditMark auditcount.Mark
 	if r.opts.Audit != nil {
 		var err error
@@ -121,6 +128,7 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 		Reconciles:        int(r.reconciles() - reconcilesBefore),
 		Calls:             calls,
 		DiscoveryCalls:    r.allDiscoveries() - discoveriesBefore,
+		OptimumDiscovery:  optimumDiscovery,
 		OptimumReconciles: optimumReconciles,
 		OptimumCalls:      optimumCalls,
 		ScanEnqueues:      change.scan.enqueues,
@@ -224,6 +232,17 @@ func (r *run) updateConfig(ctx context.Context, i int, mutate func(*runtimev1.Ex
 		return scanCount{}, err
 	}
 	return r.scanUpdate(ctx, old, updated)
+}
+
+// discoveredAgainUnderClusterAPI is discoveredAgain for Cluster API's
+// manager, which runs Discovery on any update of the config, and nil for
+// ours, which runs none for a change that cannot alter the answer: there
+// is nothing to wait for beyond the quiet period.
+func (r *run) discoveredAgainUnderClusterAPI(i int) func() (bool, error) {
+	if r.controller.Name() != NameCAPI {
+		return nil
+	}
+	return r.discoveredAgain(i)
 }
 
 // discoveredAgain returns a check that config i ran Discovery since now.

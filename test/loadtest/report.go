@@ -18,14 +18,14 @@ func WriteTable(w io.Writer, r *Result) error {
 	fmt.Fprintf(w, "\nscenario %s: %d ClusterClasses, %d ExtensionConfigs (%.0f%% with a namespaceSelector), %d namespaces; set-up %s\n",
 		s.Name, s.ClusterClasses, s.ExtensionConfigs, s.SelectorShare*100, s.Namespaces, r.Setup.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "event\twrites\tenqueues\treconciles\tcalls\toptimum reconciles\toptimum calls\tsimulated scan enqueues\tsimulated scan reconciles\tconvergence\t")
+	fmt.Fprintln(tw, "event\twrites\tenqueues\treconciles\tcalls\toptimum reconciles\toptimum calls\tDiscovery calls\toptimum Discovery\tsimulated scan enqueues\tsimulated scan reconciles\tconvergence\t")
 	for _, row := range r.Rows {
 		convergence := "-"
 		if row.Convergence > 0 {
 			convergence = row.Convergence.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", row.Event, row.Events, row.Enqueues, row.Reconciles, row.Calls,
-			row.OptimumReconciles, row.OptimumCalls, row.ScanEnqueues, row.ScanReconciles, convergence)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", row.Event, row.Events, row.Enqueues, row.Reconciles, row.Calls,
+			row.OptimumReconciles, row.OptimumCalls, row.DiscoveryCalls, row.OptimumDiscovery, row.ScanEnqueues, row.ScanReconciles, convergence)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -202,7 +202,7 @@ func WriteComparison(w io.Writer, ours, capi *Result) error {
 	fmt.Fprintln(w, "ReconcilerRateLimiting on by default (at most one reconcile per second per object): they shape its counts and times.")
 	fmt.Fprintln(w, "stale after: ClusterClasses whose status, once the controller went quiet, is not what their objects call for.")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "event\treconciles ours/capi (optimum)\tDiscoverVariables calls ours/capi (optimum)\tDiscovery calls ours/capi\tstatus writes ours/capi\tapiserver requests ours/capi\tconvergence ours/capi\tstale after ours/capi\t")
+	fmt.Fprintln(tw, "event\treconciles ours/capi (optimum)\tDiscoverVariables calls ours/capi (optimum)\tDiscovery calls ours/capi (optimum)\tstatus writes ours/capi\tapiserver requests ours/capi\tconvergence ours/capi\tstale after ours/capi\t")
 	byEvent := map[string]Row{}
 	var notes []string
 	for _, row := range capi.Rows {
@@ -213,10 +213,10 @@ func WriteComparison(w io.Writer, ours, capi *Result) error {
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s (%d)\t%s (%d)\t%s\t%s\t%s\t%s / %s\t%d / %d\t\n", o.Event,
+		fmt.Fprintf(tw, "%s\t%s (%d)\t%s (%d)\t%s (%d)\t%s\t%s\t%s / %s\t%d / %d\t\n", o.Event,
 			pair(int64(o.Reconciles), int64(c.Reconciles)), o.OptimumReconciles,
 			pair(o.Calls, c.Calls), o.OptimumCalls,
-			pair(o.DiscoveryCalls, c.DiscoveryCalls),
+			pair(o.DiscoveryCalls, c.DiscoveryCalls), o.OptimumDiscovery,
 			pair(deref(o.StatusWrites), deref(c.StatusWrites)),
 			pair(deref(o.Requests), deref(c.Requests)),
 			convergenceOf(o), convergenceOf(c), o.StaleAfter, c.StaleAfter)

@@ -40,8 +40,13 @@ type Row struct {
 	// call for now (a controller that missed the event leaves them so
 	// until something else reconciles them).
 	StaleAfter int `json:"staleAfter"`
-	// DiscoveryCalls are Discovery calls counted by the extensions.
-	DiscoveryCalls int64 `json:"discoveryCalls"`
+	// DiscoveryCalls are Discovery calls counted by the extensions, and
+	// OptimumDiscovery those the event needs: one per config whose
+	// extension changed its handlers and was asked to rediscover, or that
+	// reached its rediscovery interval; none for a change of labels,
+	// annotations, settings or selector, which cannot change the answer.
+	DiscoveryCalls   int64 `json:"discoveryCalls"`
+	OptimumDiscovery int   `json:"optimumDiscovery"`
 	// Requests and StatusWrites are what kube-apiserver's audit log
 	// recorded of the controller's requests, all of them and its
 	// ClusterClass status writes, when the run has one.

@@ -57,6 +57,8 @@ func (r *run) idleEvent(period time.Duration) event {
 		window:  period + period/10,
 		apply:   func(context.Context) (applied, error) { return applied{}, nil },
 		optimum: r.answersInUse,
+		// Our rediscovery interval is the period: each config once.
+		optimumDiscovery: func() int { return len(r.fixture.configs) },
 	}
 	if period != DefaultPeriod {
 		e.name = "idle, one period with every period scaled to " + period.String()

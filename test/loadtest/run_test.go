@@ -31,6 +31,9 @@ func TestRun_SeedScenarioCostsTheOptimum(t *testing.T) {
 		if row.Reconciles != row.OptimumReconciles || int(row.Calls) != row.OptimumCalls {
 			t.Errorf("%s: %d reconciles and %d calls, optimum %d and %d", row.Event, row.Reconciles, row.Calls, row.OptimumReconciles, row.OptimumCalls)
 		}
+		if int(row.DiscoveryCalls) != row.OptimumDiscovery {
+			t.Errorf("%s: %d Discovery calls, optimum %d", row.Event, row.DiscoveryCalls, row.OptimumDiscovery)
+		}
 		// A row with a note is an event Cluster API's scan does not see.
 		if row.Note == "" && row.ScanReconciles < row.Reconciles {
 			t.Errorf("%s: the scan reconciles %d, fewer than our %d: the accounting is off", row.Event, row.ScanReconciles, row.Reconciles)

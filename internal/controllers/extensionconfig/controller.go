@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -89,10 +88,10 @@ type Reconciler struct {
 	ResponseCache ResponseCachePolicy
 
 	writes objstatus.Writes
-	// discovered holds, by config name, the generation and time of its last
-	// successful Discovery (a discovery value), so that a reconcile for
-	// anything that cannot change the answer (an annotation, the Secret of
-	// a CA that is already in place) runs none.
+	// discovered holds, by config name, the inputs and time of its last
+	// successful Discovery (a discovery), so that a reconcile for anything
+	// that cannot change the answer (settings, selector, an annotation, the
+	// Secret of a CA already in place) runs none.
 	discovered sync.Map
 	// injecting holds, by config name, the hash of the caBundle a reconcile
 	// is writing into the spec. That reconcile discovers with it, so the
@@ -152,6 +151,7 @@ var reconciledAnnotations = []string{
 	// Pausing sets Paused; unpausing discovers again, as Cluster API does.
 	clusterv1.PausedAnnotation,
 	ResponseCacheMaxAgeAnnotation,
+	RediscoverAnnotation,
 }
 
 // reconciledAnnotationChanged reports whether an update added, removed or
@@ -336,29 +336,6 @@ func (r *Reconciler) notOwnInjection(e event.UpdateEvent) bool {
 	return false
 }
 
-// discovery is the last successful Discovery of a config.
-type discovery struct {
-	generation int64
-	at         time.Time
-}
-
-// discoveryFresh reports whether ext's last Discovery still stands: it
-// succeeded at ext's generation less than interval ago, and status still
-// says so. It returns how long it still stands.
-func (r *Reconciler) discoveryFresh(ext *runtimev1.ExtensionConfig, interval time.Duration) (time.Duration, bool) {
-	v, ok := r.discovered.Load(ext.Name)
-	if !ok {
-		return 0, false
-	}
-	last := v.(discovery)
-	remaining := interval - time.Since(last.at)
-	if last.generation != ext.Generation || remaining <= 0 ||
-		!meta.IsStatusConditionTrue(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition) {
-		return 0, false
-	}
-	return remaining, true
-}
-
 func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.ExtensionConfig) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	interval := r.RediscoveryInterval
@@ -366,7 +343,12 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 		interval = DefaultRediscoveryInterval
 	}
 	if remaining, fresh := r.discoveryFresh(ext, interval); fresh {
-		log.V(4).Info("Discovery skipped: nothing it depends on changed since the last one", "nextDiscoveryIn", remaining)
+		// The settings or the selector may have changed: they take effect
+		// with the handlers status already records.
+		log.V(4).Info("Discovery skipped: its endpoint and CA are as they were for the last one", "nextDiscoveryIn", remaining)
+		if err := r.register(ctx, ext); err != nil {
+			return ctrl.Result{}, err
+		}
 		return ctrl.Result{RequeueAfter: remaining}, nil
 	}
 	started := time.Now()
@@ -388,17 +370,27 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 		handlers[i].Name = extensionindex.FullHandlerName(handlers[i].Name, ext.Name)
 	}
 	ext.Status.Handlers = handlers
+	if err := r.register(ctx, ext); err != nil {
+		return ctrl.Result{}, err
+	}
+	r.discovered.Store(ext.Name, discovery{inputs: discoveryInputsOf(ext), at: started})
+	return ctrl.Result{RequeueAfter: interval}, nil
+}
+
+// register registers the handlers ext's status records and marks it
+// Discovered.
+func (r *Reconciler) register(ctx context.Context, ext *runtimev1.ExtensionConfig) error {
+	log := ctrl.LoggerFrom(ctx)
 	changed, skipped, err := r.Registry.Register(ext)
 	logSkipped(log, ext.Name, skipped)
 	if err != nil {
 		r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
-		return ctrl.Result{}, err
+		return err
 	}
 	objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionTrue, runtimev1.ExtensionConfigDiscoveredReason, "")
 	objstatus.SetV1Beta1Condition(ext, runtimev1.RuntimeExtensionDiscoveredV1Beta1Condition, corev1.ConditionTrue, "", "", "")
-	log.V(4).Info("discovered", "handlers", len(handlers), "changedHandlers", changed)
-	r.discovered.Store(ext.Name, discovery{generation: ext.Generation, at: started})
-	return ctrl.Result{RequeueAfter: interval}, nil
+	log.V(4).Info("registered", "handlers", len(ext.Status.Handlers), "changedHandlers", changed)
+	return nil
 }
 
 // logSkipped names each recorded handler the registry could not take as a

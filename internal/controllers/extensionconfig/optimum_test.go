@@ -59,8 +59,8 @@ func afterQueuedEvents(t *testing.T) {
 	waitDiscovered(t, name, metav1.ConditionTrue)
 }
 
-func TestReconcile_LabelsAndAnnotationsItDoesNotReadRunNoDiscovery(t *testing.T) {
-	startController(t, runtimeclient.Options{}, 0)
+func TestReconcile_LabelsAnnotationsAndSettingsRunNoDiscovery(t *testing.T) {
+	h := startController(t, runtimeclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("annotated")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
@@ -74,14 +74,32 @@ func TestReconcile_LabelsAndAnnotationsItDoesNotReadRunNoDiscovery(t *testing.T)
 		e.Labels = map[string]string{"team": "a"}
 		e.Annotations = map[string]string{"example.com/note": "bulk edit"}
 	})
+	// Settings are not sent with Discovery: they take effect in the
+	// registration without one.
+	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"k": "v"} })
+	testsync.Eventually(t, eventually, "the new settings registered", func() (bool, string) {
+		handlers := h.registry.ForConfig(name)
+		for _, handler := range handlers {
+			if handler.Settings["k"] != "v" {
+				return false, fmt.Sprintf("%s has settings %v", handler.Name, handler.Settings)
+			}
+		}
+		return len(handlers) > 0, "no handlers"
+	})
 	afterQueuedEvents(t)
 	if n := ext.Server.Calls()["Discovery"] - before; n != 0 {
-		t.Errorf("a label and annotation update ran %d Discovery calls, want 0", n)
+		t.Errorf("label, annotation and settings updates ran %d Discovery calls, want 0", n)
+	}
+	if c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition); c == nil ||
+		c.Status != metav1.ConditionTrue || c.ObservedGeneration != getExtensionConfig(t, name).Generation {
+		t.Errorf("Discovered %+v, want True at the settings' generation, as a Discovery with the same answer writes it", c)
 	}
 
-	// What can change the answer still discovers: the spec.
-	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"k": "v"} })
-	testsync.Eventually(t, eventually, "a settings change discovers", func() (bool, string) {
+	// The rediscover annotation asks for one at once.
+	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
+		e.Annotations = map[string]string{RediscoverAnnotation: "handlers changed"}
+	})
+	testsync.Eventually(t, eventually, "the rediscover annotation discovers", func() (bool, string) {
 		n := ext.Server.Calls()["Discovery"] - before
 		return n == 1, fmt.Sprintf("%d Discovery calls", n)
 	})
@@ -182,6 +200,7 @@ func TestReconciledAnnotationChanged(t *testing.T) {
 		{"paused", nil, map[string]string{clusterv1.PausedAnnotation: ""}, true},
 		{"unpaused", map[string]string{clusterv1.PausedAnnotation: ""}, nil, true},
 		{"the cache's max age", map[string]string{ResponseCacheMaxAgeAnnotation: "1m"}, map[string]string{ResponseCacheMaxAgeAnnotation: "2m"}, true},
+		{"rediscover", map[string]string{RediscoverAnnotation: "1"}, map[string]string{RediscoverAnnotation: "2"}, true},
 		{"unchanged beside another", map[string]string{clusterv1.PausedAnnotation: ""}, map[string]string{clusterv1.PausedAnnotation: "", "x": "y"}, false},
 	}
 	for _, tt := range tests {
