@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/testsync"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 )
 
 // maxAges records what the controller tells the response cache.
@@ -77,7 +77,7 @@ func TestReconcile_LabelsAnnotationsAndSettingsRunNoDiscovery(t *testing.T) {
 	// Settings are not sent with Discovery: they take effect in the
 	// registration without one.
 	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"k": "v"} })
-	testsync.Eventually(t, eventually, "the new settings registered", func() (bool, string) {
+	polltest.Eventually(t, eventually, "the new settings registered", func() (bool, string) {
 		handlers := h.registry.ForConfig(name)
 		for _, handler := range handlers {
 			if handler.Settings["k"] != "v" {
@@ -99,7 +99,7 @@ func TestReconcile_LabelsAnnotationsAndSettingsRunNoDiscovery(t *testing.T) {
 	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
 		e.Annotations = map[string]string{RediscoverAnnotation: "handlers changed"}
 	})
-	testsync.Eventually(t, eventually, "the rediscover annotation discovers", func() (bool, string) {
+	polltest.Eventually(t, eventually, "the rediscover annotation discovers", func() (bool, string) {
 		n := ext.Server.Calls()["Discovery"] - before
 		return n == 1, fmt.Sprintf("%d Discovery calls", n)
 	})
@@ -116,12 +116,12 @@ func TestReconcile_UnpausingDiscoversAgain(t *testing.T) {
 	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
 		e.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
 	})
-	testsync.Eventually(t, eventually, "Paused=True", func() (bool, string) {
+	polltest.Eventually(t, eventually, "Paused=True", func() (bool, string) {
 		c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, clusterv1.PausedCondition)
 		return c != nil && c.Status == metav1.ConditionTrue, fmt.Sprintf("Paused %v", c)
 	})
 	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) { e.Annotations = nil })
-	testsync.Eventually(t, eventually, "unpausing discovers", func() (bool, string) {
+	polltest.Eventually(t, eventually, "unpausing discovers", func() (bool, string) {
 		n := ext.Server.Calls()["Discovery"] - before
 		return n == 1, fmt.Sprintf("%d Discovery calls", n)
 	})
@@ -157,7 +157,7 @@ func TestReconcile_TheResponseCacheAnnotationIsReportedWithoutDiscovery(t *testi
 				e.Annotations[ResponseCacheMaxAgeAnnotation] = *step.value
 			}
 		})
-		testsync.Eventually(t, eventually, step.name+" reported", func() (bool, string) {
+		polltest.Eventually(t, eventually, step.name+" reported", func() (bool, string) {
 			c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, ResponsesCachedCondition)
 			if step.wantStatus == "" {
 				return c == nil, fmt.Sprintf("condition %+v", c)
