@@ -489,10 +489,7 @@ func TestReconcile_ACARotationCostsOneReconcileAndOneDiscovery(t *testing.T) {
 	// the events of anything created after it, and the controller
 	// reconciles one config at a time: once a config created now is
 	// discovered, that reconcile would have run.
-	barrier := startExtension(t)
-	barrierName := uniqueName("barrier")
-	createExtensionConfig(t, barrierName, runtimev1.ClientConfig{URL: barrier.URL, CABundle: barrier.CA}, nil)
-	waitDiscovered(t, barrierName, metav1.ConditionTrue)
+	afterQueuedEvents(t)
 
 	if n := reconciles() - reconcilesBefore; n != 1 {
 		t.Errorf("the rotation cost %d reconciles, want 1", n)
