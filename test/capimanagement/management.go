@@ -40,9 +40,6 @@ type Options struct {
 	// AuditLog makes kube-apiserver record every request, by user: each
 	// process here is a user of its own name.
 	AuditLog bool
-	// lockFile, when set, replaces the shared port lock: for tests of
-	// Start itself, which must not wait for a flow elsewhere.
-	lockFile string
 	// StartTimeout bounds the control plane's start and each provider's;
 	// zero means three minutes, sized for two loaded cores. The core
 	// manager's start has bounds of its own (capibaseline.Start).
@@ -99,11 +96,7 @@ func Start(ctx context.Context, opts Options) (*Management, error) {
 	if err := Check(opts.BinDir); err != nil {
 		return nil, err
 	}
-	path := lockFile
-	if opts.lockFile != "" {
-		path = opts.lockFile
-	}
-	lock, err := lockPorts(ctx, path)
+	lock, err := lockPorts(ctx, lockFile)
 	if err != nil {
 		return nil, err
 	}

@@ -21,10 +21,13 @@ func TestStart_AProcessThatDoesNotStartFailsWithItsLogAndLeavesNothing(t *testin
 	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho 'broken: no such cluster' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	lock := filepath.Join(dir, "lock")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// Start checks the in-memory provider's ports before anything starts,
+	// so this test takes the shared lock and waits behind a flow that holds
+	// them (go test runs test/e2e beside it): a lock of its own let it find
+	// port 19000 taken (seen in make test).
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	m, err := Start(ctx, Options{BinDir: binDir, Dir: filepath.Join(dir, "mgmt"), CoreManager: broken, lockFile: lock})
+	m, err := Start(ctx, Options{BinDir: binDir, Dir: filepath.Join(dir, "mgmt"), CoreManager: broken})
 	if err == nil {
 		m.Stop()
 		t.Fatal("Start succeeded with a core manager that exits at once")
@@ -32,7 +35,7 @@ func TestStart_AProcessThatDoesNotStartFailsWithItsLogAndLeavesNothing(t *testin
 	if !strings.Contains(err.Error(), "broken: no such cluster") {
 		t.Errorf("error %q lacks the last lines of the core manager's log", err)
 	}
-	again, err := lockPortsOf(ctx, lock)
+	again, err := lockPortsOf(ctx, lockFile)
 	if err != nil {
 		t.Fatalf("the ports' lock was not released: %v", err)
 	}
