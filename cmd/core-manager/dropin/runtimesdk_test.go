@@ -84,10 +84,7 @@ func TestRuntimeSDK_ANilSelectorAdmitsNoNamespaceInTheControllerAndTheRuntimeCli
 		ObjectMeta: metav1.ObjectMeta{Name: "unselected"},
 		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}},
 	}
-	if err := env.Client.Create(ctx, config); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), config) })
+	env.CreateExtensionConfig(t, config)
 	ns := env.Namespace(t, nil)
 	handler := extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config.Name)
 	cc := apiservertest.ClusterClass(ns, "cc", apiservertest.ExternalPatch("external", clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: handler}))
