@@ -192,6 +192,14 @@ compare-flow: tools capi-baseline capi-providers core-manager ## Run Cluster API
 	RSC_BIN_DIR="$(BIN)" RSC_E2E_MANAGERS=core-manager,capi-baseline RSC_E2E_REPORT="$(ROOT)/$(E2E_REPORT)" \
 		$(GO) test -count=1 -timeout 40m -v -run TestFlow_ ./test/e2e/
 
+# The scale run's report; SCALE_ARGS="--clusters 50 --out docs/scale/n50.md"
+# sets the size and where it goes.
+SCALE_ARGS ?= --clusters 10 --out docs/scale/n10.md
+
+.PHONY: scale
+scale: tools capi-baseline capi-providers core-manager build-bench ## Run Cluster API's scale shape (its scale e2e's in-memory-scale flavor, N Clusters, 4 more ClusterClasses, create/idle/ExtensionConfig annotation and settings/upgrade/delete) under the drop-in, under Cluster API's own manager and under the drop-in with the response cache, each on a fresh management cluster, side by side (N=10 takes about 45 minutes; not part of make test); SCALE_ARGS sets flags.
+	RSC_BIN_DIR="$(BIN)" $(BENCH) scale --bin-dir "$(BIN)" --local-dir .local/scale $(SCALE_ARGS)
+
 .PHONY: drill
 drill: tools build build-bench ## Run the fault drills (flap, kube-apiserver restart, 10-minute soak, 10-minute property run) against bin/runtime-sdk-controller on a fresh local control plane; DRILL_ARGS adds flags.
 	$(BENCH) drill --controller-binary $(MANAGER) --out drill-results $(DRILL_ARGS)

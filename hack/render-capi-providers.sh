@@ -6,7 +6,8 @@
 #     labels; the webhooks still name an in-cluster Service, which the
 #     harness points at 127.0.0.1);
 #   templates/, Cluster API's own e2e ClusterClass and Cluster templates for
-#     the in-memory provider, and config/docker.yaml, their variables.
+#     the in-memory provider (the flow's topology flavor and the scale
+#     e2e's in-memory-scale flavor), and config/docker.yaml, their variables.
 # Usage: render-capi-providers.sh GO KUBECTL OUT_DIR
 set -euo pipefail
 go_bin=$1 kubectl=$2 out=$3
@@ -26,7 +27,8 @@ render bootstrap-kubeadm "$core/bootstrap/kubeadm/config"
 render control-plane-kubeadm "$core/controlplane/kubeadm/config"
 render infrastructure-docker "$test/infrastructure/docker/config"
 templates="$test/e2e/data/infrastructure-docker/main"
-cp "$templates/clusterclass-in-memory.yaml" "$templates/cluster-template-in-memory-topology.yaml" "$tmp/templates/"
+cp "$templates/clusterclass-in-memory.yaml" "$templates/cluster-template-in-memory-topology.yaml" \
+	"$templates/cluster-template-in-memory-scale.yaml" "$tmp/templates/"
 cp "$test/e2e/config/docker.yaml" "$tmp/templates/docker.yaml"
 chmod -R u+w "$tmp"
 rm -rf "$out" && mv "$tmp" "$out"

@@ -19,6 +19,8 @@ func main() {
 	switch os.Args[1] {
 	case "loadtest":
 		os.Exit(runLoadtest(ctx, os.Args[2:], os.Stdout, os.Stderr))
+	case "scale":
+		os.Exit(runScale(ctx, os.Args[2:], os.Stdout, os.Stderr))
 	case "drill":
 		os.Exit(runDrill(ctx, os.Args[2:], os.Stdout, os.Stderr))
 	case "-h", "-help", "--help", "help":
@@ -29,6 +31,6 @@ func main() {
 }
 
 func usage(w io.Writer) int {
-	fmt.Fprintf(w, "Usage: %s loadtest|drill [flags]  (%s <command> -h for its flags)\n", name, name)
+	fmt.Fprintf(w, "Usage: %s loadtest|scale|drill [flags]  (%s <command> -h for its flags)\n", name, name)
 	return 2
 }

@@ -285,6 +285,12 @@ func (m *Management) Stop() {
 	}
 }
 
+// CorePID is the core manager's process id, for reading its CPU time and
+// memory from /proc.
+func (m *Management) CorePID() int {
+	return m.core.PID()
+}
+
 // Scrape reads the metrics of the process of that name.
 func (m *Management) Scrape(ctx context.Context, name string) (managerprocess.Metrics, error) {
 	if name == CoreManagerName {

@@ -27,6 +27,10 @@ const (
 	ClusterClassTemplate = "clusterclass-in-memory.yaml"
 	// ClusterTemplate is a Cluster with a managed topology of that class.
 	ClusterTemplate = "cluster-template-in-memory-topology.yaml"
+	// ScaleClusterTemplate is the Cluster of Cluster API's scale e2e (its
+	// in-memory-scale flavor): a managed topology of that class with one
+	// MachineDeployment, md-0.
+	ScaleClusterTemplate = "cluster-template-in-memory-scale.yaml"
 	// InMemoryClassName is the ClusterClass ClusterClassTemplate defines.
 	InMemoryClassName = "in-memory"
 	// e2eConfig holds the variables Cluster API's e2e sets for them.
@@ -58,6 +62,18 @@ func E2EVariables(binDir string) (map[string]string, error) {
 // environment reaches clusterctl but vars: no clusterctl configuration, no
 // version check.
 func Render(ctx context.Context, binDir, template string, vars map[string]string) ([]*unstructured.Unstructured, error) {
+	return RenderFile(ctx, binDir, TemplatePath(binDir, template), vars)
+}
+
+// TemplatePath is where `make capi-providers` copies one of Cluster API's
+// e2e templates.
+func TemplatePath(binDir, template string) string {
+	return filepath.Join(binDir, DataDir, "templates", template)
+}
+
+// RenderFile is Render for a template at any path.
+func RenderFile(ctx context.Context, binDir, path string, vars map[string]string) ([]*unstructured.Unstructured, error) {
+	template := filepath.Base(path)
 	home, err := os.MkdirTemp("", "clusterctl-")
 	if err != nil {
 		return nil, err
@@ -68,7 +84,7 @@ func Render(ctx context.Context, binDir, template string, vars map[string]string
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, ClusterctlBinary), "generate", "yaml",
-		"--from", filepath.Join(binDir, DataDir, "templates", template), "--config", config)
+		"--from", path, "--config", config)
 	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "CLUSTERCTL_DISABLE_VERSIONCHECK=true"}
 	names := make([]string, 0, len(vars))
 	for name := range vars {

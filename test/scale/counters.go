@@ -1,0 +1,237 @@
+package scale
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
+)
+
+// Controllers are the core manager's controllers the report counts
+// reconciles of, by their controller-runtime names.
+var Controllers = []string{"clusterclass", "extensionconfig", "topology/cluster", "cluster", "machine"}
+
+// Counters are what has happened so far, or between two readings.
+type Counters struct {
+	// Requests are the test extension's requests served, by hook (the
+	// lower-case hook of the request path, such as generatepatches).
+	Requests map[string]float64 `json:"requests"`
+	// Reconciles are the core manager's, by controller.
+	Reconciles map[string]float64 `json:"reconciles"`
+	// CacheLookups are the drop-in's response cache lookups, by hook and
+	// result ("GeneratePatches/hit"); empty under Cluster API's manager.
+	CacheLookups map[string]float64 `json:"cacheLookups,omitempty"`
+	// APIRequests and APIWrites are the core manager's, from the audit log.
+	APIRequests int `json:"apiRequests"`
+	APIWrites   int `json:"apiWrites"`
+	// CPUSeconds is the core manager's user and system time.
+	CPUSeconds float64 `json:"cpuSeconds"`
+	// PeakRSSBytes is the core manager's resident set high-water mark
+	// (VmHWM): not a difference, the peak up to the reading.
+	PeakRSSBytes int64 `json:"peakRSSBytes"`
+}
+
+// Sub is what happened between before and c; PeakRSSBytes stays c's.
+func (c Counters) Sub(before Counters) Counters {
+	return Counters{
+		Requests:     subMap(c.Requests, before.Requests),
+		Reconciles:   subMap(c.Reconciles, before.Reconciles),
+		CacheLookups: subMap(c.CacheLookups, before.CacheLookups),
+		APIRequests:  c.APIRequests - before.APIRequests,
+		APIWrites:    c.APIWrites - before.APIWrites,
+		CPUSeconds:   c.CPUSeconds - before.CPUSeconds,
+		PeakRSSBytes: c.PeakRSSBytes,
+	}
+}
+
+func subMap(after, before map[string]float64) map[string]float64 {
+	if after == nil && before == nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for k, v := range after {
+		if d := v - before[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// activity is one number that moves whenever the core manager reconciles
+// one of Controllers or the test extension serves a request: the quiet
+// test watches it.
+func (c Counters) activity() float64 {
+	total := 0.0
+	for _, name := range Controllers {
+		total += c.Reconciles[name]
+	}
+	for _, v := range c.Requests {
+		total += v
+	}
+	return total
+}
+
+// reader takes Counters from a running management cluster.
+type reader struct {
+	mgmt  *capimanagement.Management
+	audit *auditcount.Log
+	// start is the audit log's position when the management cluster was
+	// up, so that API counts start with the workload.
+	start auditcount.Mark
+}
+
+// read takes every counter. The audit counts are since r.start, so that
+// readings subtract.
+func (r *reader) read(ctx context.Context) (Counters, error) {
+	ext, err := r.mgmt.Scrape(ctx, capimanagement.TestExtensionName)
+	if err != nil {
+		return Counters{}, err
+	}
+	core, err := r.mgmt.Scrape(ctx, capimanagement.CoreManagerName)
+	if err != nil {
+		return Counters{}, err
+	}
+	c := Counters{
+		Requests:     byLabel(ext, "controller_runtime_webhook_requests_total", "webhook", HookOfPath),
+		Reconciles:   byLabel(core, "controller_runtime_reconcile_total", "controller", nil),
+		CacheLookups: cacheLookups(core),
+	}
+	counts, err := r.audit.Since(r.start)
+	if err != nil {
+		return Counters{}, err
+	}
+	own := counts[capimanagement.CoreManagerName]
+	c.APIRequests, c.APIWrites = own.Requests, own.Writes
+	pid := r.mgmt.CorePID()
+	if c.CPUSeconds, err = ReadCPUSeconds(pid); err != nil {
+		return Counters{}, err
+	}
+	if c.PeakRSSBytes, err = ReadPeakRSS(pid); err != nil {
+		return Counters{}, err
+	}
+	return c, nil
+}
+
+// byLabel sums a counter family by one label's value, mapped by key when
+// set.
+func byLabel(m managerprocess.Metrics, family, label string, key func(string) string) map[string]float64 {
+	out := map[string]float64{}
+	for _, series := range m[family].GetMetric() {
+		for _, l := range series.GetLabel() {
+			if l.GetName() != label {
+				continue
+			}
+			k := l.GetValue()
+			if key != nil {
+				k = key(k)
+			}
+			out[k] += series.GetCounter().GetValue()
+		}
+	}
+	return out
+}
+
+// cacheLookups reads the drop-in's runtime_sdk_response_cache_lookups_total
+// by hook and result.
+func cacheLookups(m managerprocess.Metrics) map[string]float64 {
+	out := map[string]float64{}
+	for _, series := range m["runtime_sdk_response_cache_lookups_total"].GetMetric() {
+		var hook, result string
+		for _, l := range series.GetLabel() {
+			switch l.GetName() {
+			case "hook":
+				hook = l.GetValue()
+			case "result":
+				result = l.GetValue()
+			}
+		}
+		out[hook+"/"+result] += series.GetCounter().GetValue()
+	}
+	return out
+}
+
+// HookOfPath turns a Runtime SDK request path into its hook's name:
+// /hooks.runtime.cluster.x-k8s.io/v1alpha1/generatepatches/generate-patches
+// is generatepatches; Discovery's path, which names no handler, is
+// discovery.
+func HookOfPath(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if len(parts) < 3 {
+		return path
+	}
+	return parts[2]
+}
+
+// clockTicks is the kernel's USER_HZ, which /proc/<pid>/stat counts in; it
+// is 100 on every Linux architecture Go supports.
+const clockTicks = 100
+
+// ReadCPUSeconds reads a process's user and system time from
+// /proc/<pid>/stat.
+func ReadCPUSeconds(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return ParseStatCPUSeconds(string(data))
+}
+
+// ParseStatCPUSeconds reads utime and stime (fields 14 and 15) of a
+// /proc/<pid>/stat line. The command name, field 2, may hold spaces and
+// parentheses, so fields are counted from its last ')'.
+func ParseStatCPUSeconds(stat string) (float64, error) {
+	end := strings.LastIndexByte(stat, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("/proc stat %q: no command name", stat)
+	}
+	// After ") " come field 3 (state) onwards.
+	fields := strings.Fields(stat[end+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("/proc stat: %d fields after the command name, want at least 13", len(fields))
+	}
+	var ticks float64
+	for _, f := range fields[11:13] {
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc stat: cpu time %q: %w", f, err)
+		}
+		ticks += float64(v)
+	}
+	return ticks / clockTicks, nil
+}
+
+// ReadPeakRSS reads a process's resident set high-water mark from
+// /proc/<pid>/status.
+func ReadPeakRSS(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	return ParseStatusHWM(string(data))
+}
+
+// ParseStatusHWM reads VmHWM ("VmHWM:   123456 kB") of /proc/<pid>/status,
+// in bytes.
+func ParseStatusHWM(status string) (int64, error) {
+	for _, line := range strings.Split(status, "\n") {
+		rest, ok := strings.CutPrefix(line, "VmHWM:")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) != 2 || fields[1] != "kB" {
+			return 0, fmt.Errorf("/proc status: VmHWM %q", strings.TrimSpace(rest))
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc status: VmHWM %q: %w", fields[0], err)
+		}
+		return kb * 1024, nil
+	}
+	return 0, fmt.Errorf("/proc status: no VmHWM")
+}

@@ -1,0 +1,320 @@
+package scale
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Report is the side-by-side report of one scale run.
+type Report struct {
+	// Command made the run.
+	Command string
+	Options Options
+	Results []*RunResult
+	// Workload is what every variant ran.
+	Workload *Workload
+}
+
+// Hook names as the test extension's request paths spell them.
+const (
+	hookGeneratePatches  = "generatepatches"
+	hookValidateTopology = "validatetopology"
+)
+
+// extensionHooks are the Runtime SDK calls of the topology machinery and
+// registry, listed before the lifecycle hooks.
+var extensionHooks = []string{"discovery", "discovervariables", hookGeneratePatches, hookValidateTopology, "generateupgradeplan"}
+
+// Ratio is Cluster API ÷ ours, as the report prints it: "=" when both are
+// zero, "—" when only ours is.
+func Ratio(capi, ours float64) string {
+	switch {
+	case ours == 0 && capi == 0:
+		return "="
+	case ours == 0:
+		return "—"
+	}
+	r := capi / ours
+	if r >= 10 {
+		return fmt.Sprintf("%.0f×", r)
+	}
+	return fmt.Sprintf("%.2f×", r)
+}
+
+// RepeatShare is the share of requests the cache answered, from the
+// requests sent without it and with it: 1 - with/without. It is "—" when
+// nothing was sent without it.
+func RepeatShare(without, with float64) string {
+	if without == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", 100*(1-with/without))
+}
+
+// HitShare is hits ÷ (hits + misses), or "—" with no lookups.
+func HitShare(hits, misses float64) string {
+	if hits+misses == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", 100*hits/(hits+misses))
+}
+
+// columns picks the variants' results in the report's order: the drop-in,
+// Cluster API's manager, then the drop-in with the cache (nil when a
+// variant did not run).
+func columns(results []*RunResult) (ours, capi, cache *RunResult) {
+	for _, r := range results {
+		switch r.Variant {
+		case DropIn.Name:
+			ours = r
+		case ClusterAPI.Name:
+			capi = r
+		case DropInCache.Name:
+			cache = r
+		}
+	}
+	return ours, capi, cache
+}
+
+// row is one measure of an event under each variant.
+type row struct {
+	label string
+	value func(*EventResult) float64
+	// format prints a value; integers by default.
+	format func(float64) string
+}
+
+func integer(v float64) string { return fmt.Sprintf("%.0f", v) }
+
+func seconds(v float64) string {
+	return (time.Duration(v * float64(time.Second))).Round(time.Second).String()
+}
+
+// EventRows are the measures of one event: wall times, requests per hook
+// seen under any variant, reconciles per controller, the core manager's
+// apiserver requests and writes, CPU and peak RSS.
+func EventRows(event string, results []*RunResult) []row {
+	rows := []row{{label: "wall time to quiet", value: func(e *EventResult) float64 { return e.ToQuiet.Seconds() }, format: seconds}}
+	if event == EventCreate || event == EventUpgrade {
+		rows = append(rows, row{label: "wall time to all Available", value: func(e *EventResult) float64 { return e.ToDone.Seconds() }, format: seconds})
+	}
+	if event == EventDelete {
+		rows = append(rows, row{label: "wall time to all gone", value: func(e *EventResult) float64 { return e.ToDone.Seconds() }, format: seconds})
+	}
+	for _, hook := range hooksSeen(results, event) {
+		rows = append(rows, row{label: "requests: " + hook, value: func(e *EventResult) float64 { return e.Requests[hook] }})
+	}
+	for _, c := range Controllers {
+		rows = append(rows, row{label: "reconciles: " + c, value: func(e *EventResult) float64 { return e.Reconciles[c] }})
+	}
+	return append(rows,
+		row{label: "apiserver requests (core manager)", value: func(e *EventResult) float64 { return float64(e.APIRequests) }},
+		row{label: "apiserver writes (core manager)", value: func(e *EventResult) float64 { return float64(e.APIWrites) }},
+		row{label: "CPU seconds (core manager)", value: func(e *EventResult) float64 { return e.CPUSeconds }, format: func(v float64) string { return fmt.Sprintf("%.1f", v) }},
+		row{label: "peak RSS MiB (core manager, VmHWM)", value: func(e *EventResult) float64 { return float64(e.PeakRSSBytes) / (1 << 20) }},
+	)
+}
+
+// hooksSeen lists the hooks any variant's extension served during event:
+// the topology hooks first, in extensionHooks' order, then lifecycle hooks
+// by name.
+func hooksSeen(results []*RunResult, event string) []string {
+	seen := map[string]bool{}
+	for _, r := range results {
+		if e := r.Event(event); e != nil {
+			for h, v := range e.Requests {
+				if v != 0 {
+					seen[h] = true
+				}
+			}
+		}
+	}
+	var out, lifecycle []string
+	for _, h := range extensionHooks {
+		if seen[h] {
+			out = append(out, h)
+			delete(seen, h)
+		}
+	}
+	for h := range seen {
+		lifecycle = append(lifecycle, h)
+	}
+	sort.Strings(lifecycle)
+	return append(out, lifecycle...)
+}
+
+// Table is a markdown table.
+type Table struct {
+	Header []string
+	Rows   [][]string
+}
+
+// Write prints t as a markdown table.
+func (t Table) Write(w io.Writer) {
+	fmt.Fprintf(w, "| %s |\n", strings.Join(t.Header, " | "))
+	fmt.Fprintf(w, "|%s\n", strings.Repeat(" --- |", len(t.Header)))
+	for _, r := range t.Rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+	}
+}
+
+// EventTable is one event's side-by-side table: the drop-in, Cluster
+// API's manager, Cluster API ÷ ours, and the drop-in with the cache when
+// it ran. A variant without the event shows "n/a".
+func EventTable(event string, results []*RunResult) Table {
+	ours, capi, cache := columns(results)
+	t := Table{Header: []string{event, DropIn.Name, ClusterAPI.Name, "Cluster API ÷ ours"}}
+	if cache != nil {
+		t.Header = append(t.Header, DropInCache.Name)
+	}
+	for _, rw := range EventRows(event, results) {
+		format := rw.format
+		if format == nil {
+			format = integer
+		}
+		cell := func(r *RunResult) (string, float64, bool) {
+			if r == nil {
+				return "n/a", 0, false
+			}
+			e := r.Event(event)
+			if e == nil {
+				return "n/a", 0, false
+			}
+			v := rw.value(e)
+			s := format(v)
+			if e.NotQuiet && strings.HasPrefix(rw.label, "wall time to quiet") {
+				s = "not quiet after " + s
+			}
+			return s, v, true
+		}
+		o, ov, okO := cell(ours)
+		c, cv, okC := cell(capi)
+		ratio := "n/a"
+		if okO && okC {
+			ratio = Ratio(cv, ov)
+		}
+		line := []string{rw.label, o, c, ratio}
+		if cache != nil {
+			s, _, _ := cell(cache)
+			line = append(line, s)
+		}
+		t.Rows = append(t.Rows, line)
+	}
+	return t
+}
+
+// TotalOf sums the events of a run into one, for the totals table: wall
+// times add, the peak is the largest.
+func TotalOf(r *RunResult) *RunResult {
+	total := EventResult{Name: "total", Counters: Counters{Requests: map[string]float64{}, Reconciles: map[string]float64{}, CacheLookups: map[string]float64{}}}
+	for _, e := range r.Events {
+		total.ToQuiet += e.ToQuiet
+		total.ToDone += e.ToDone
+		total.NotQuiet = total.NotQuiet || e.NotQuiet
+		for k, v := range e.Requests {
+			total.Requests[k] += v
+		}
+		for k, v := range e.Reconciles {
+			total.Reconciles[k] += v
+		}
+		for k, v := range e.CacheLookups {
+			total.CacheLookups[k] += v
+		}
+		total.APIRequests += e.APIRequests
+		total.APIWrites += e.APIWrites
+		total.CPUSeconds += e.CPUSeconds
+		total.PeakRSSBytes = max(total.PeakRSSBytes, e.PeakRSSBytes)
+	}
+	return &RunResult{Variant: r.Variant, Clusters: r.Clusters, Events: []EventResult{total}}
+}
+
+// CacheTable compares GeneratePatches and ValidateTopology requests per
+// event with the cache off (the drop-in), on, and under Cluster API's
+// manager, with the share of repeats the cache answered: from the
+// requests (1 - on/off) and from the drop-in's own lookups (hits ÷
+// lookups).
+func CacheTable(results []*RunResult) Table {
+	ours, capi, cache := columns(results)
+	t := Table{Header: []string{"event", "hook", "cache off (drop-in)", "cache on", "Cluster API", "repeats, 1 - on/off", "hits ÷ lookups (cache on)"}}
+	if ours == nil || cache == nil {
+		return t
+	}
+	events := append(append([]string{}, Events...), "total")
+	for _, name := range events {
+		off, on, base := ours.Event(name), cache.Event(name), (*EventResult)(nil)
+		if capi != nil {
+			base = capi.Event(name)
+		}
+		if name == "total" {
+			off, on = TotalOf(ours).Event("total"), TotalOf(cache).Event("total")
+			if capi != nil {
+				base = TotalOf(capi).Event("total")
+			}
+		}
+		if off == nil || on == nil {
+			continue
+		}
+		for _, h := range []struct{ hook, metric string }{{hookGeneratePatches, "GeneratePatches"}, {hookValidateTopology, "ValidateTopology"}} {
+			capiCell := "n/a"
+			if base != nil {
+				capiCell = integer(base.Requests[h.hook])
+			}
+			t.Rows = append(t.Rows, []string{name, h.metric, integer(off.Requests[h.hook]), integer(on.Requests[h.hook]), capiCell,
+				RepeatShare(off.Requests[h.hook], on.Requests[h.hook]),
+				HitShare(on.CacheLookups[h.metric+"/hit"], on.CacheLookups[h.metric+"/miss"]+on.CacheLookups[h.metric+"/bypass"])})
+		}
+	}
+	return t
+}
+
+// lifecycleHooks are the hooks Cluster API's reconcilers call (and cache,
+// #13006), outside the topology machinery.
+func lifecycleHooks(results []*RunResult) []string {
+	seen := map[string]bool{}
+	for _, r := range results {
+		for _, e := range r.Events {
+			for h := range e.Requests {
+				seen[h] = true
+			}
+		}
+	}
+	for _, h := range extensionHooks {
+		delete(seen, h)
+	}
+	out := make([]string, 0, len(seen))
+	for h := range seen {
+		out = append(out, h)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LifecycleTable is the lifecycle hooks' requests over the whole run.
+func LifecycleTable(results []*RunResult) Table {
+	ours, capi, cache := columns(results)
+	t := Table{Header: []string{"lifecycle hook (whole run)", DropIn.Name, ClusterAPI.Name, "Cluster API ÷ ours"}}
+	if cache != nil {
+		t.Header = append(t.Header, DropInCache.Name)
+	}
+	value := func(r *RunResult, hook string) (float64, string) {
+		if r == nil {
+			return 0, "n/a"
+		}
+		v := TotalOf(r).Events[0].Requests[hook]
+		return v, integer(v)
+	}
+	for _, h := range lifecycleHooks(results) {
+		ov, o := value(ours, h)
+		cv, c := value(capi, h)
+		line := []string{h, o, c, Ratio(cv, ov)}
+		if cache != nil {
+			_, s := value(cache, h)
+			line = append(line, s)
+		}
+		t.Rows = append(t.Rows, line)
+	}
+	return t
+}

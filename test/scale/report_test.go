@@ -1,0 +1,133 @@
+package scale
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRatio_IsClusterAPIOverOurs(t *testing.T) {
+	for _, tt := range []struct {
+		capi, ours float64
+		want       string
+	}{{10, 5, "2.00×"}, {5, 10, "0.50×"}, {250, 5, "50×"}, {0, 0, "="}, {3, 0, "—"}} {
+		if got := Ratio(tt.capi, tt.ours); got != tt.want {
+			t.Errorf("Ratio(%v, %v) = %q, want %q", tt.capi, tt.ours, got, tt.want)
+		}
+	}
+}
+
+func TestRepeatShareAndHitShare(t *testing.T) {
+	if got := RepeatShare(100, 25); got != "75%" {
+		t.Errorf("RepeatShare(100, 25) = %q", got)
+	}
+	if got := RepeatShare(0, 0); got != "—" {
+		t.Errorf("RepeatShare(0, 0) = %q", got)
+	}
+	if got := HitShare(3, 1); got != "75%" {
+		t.Errorf("HitShare(3, 1) = %q", got)
+	}
+	if got := HitShare(0, 0); got != "—" {
+		t.Errorf("HitShare(0, 0) = %q", got)
+	}
+}
+
+func results() []*RunResult {
+	ev := func(name string, gp, vt float64, hits float64) EventResult {
+		return EventResult{Name: name, ToQuiet: 90 * time.Second, ToDone: 80 * time.Second, Counters: Counters{
+			Requests:     map[string]float64{"generatepatches": gp, "validatetopology": vt, "beforeclustercreate": 2},
+			Reconciles:   map[string]float64{"topology/cluster": 2 * gp},
+			CacheLookups: map[string]float64{"GeneratePatches/hit": hits, "GeneratePatches/miss": gp},
+			APIRequests:  100, APIWrites: 10, CPUSeconds: 1.25, PeakRSSBytes: 64 << 20,
+		}}
+	}
+	return []*RunResult{
+		{Variant: DropIn.Name, Events: []EventResult{ev(EventCreate, 60, 60, 0), ev(EventIdle, 10, 10, 0)}},
+		{Variant: ClusterAPI.Name, Events: []EventResult{ev(EventCreate, 120, 120, 0), ev(EventIdle, 10, 10, 0)}},
+		{Variant: DropInCache.Name, Events: []EventResult{ev(EventCreate, 15, 60, 45), ev(EventIdle, 0, 10, 10)}},
+	}
+}
+
+func TestEventTable_PutsTheVariantsSideBySideWithTheRatio(t *testing.T) {
+	table := EventTable(EventCreate, results())
+	if got := strings.Join(table.Header, "|"); got != "create all|drop-in|Cluster API|Cluster API ÷ ours|drop-in + cache" {
+		t.Errorf("header %q", got)
+	}
+	rows := map[string][]string{}
+	for _, r := range table.Rows {
+		rows[r[0]] = r
+	}
+	for label, want := range map[string]string{
+		"wall time to quiet":                 "1m30s|1m30s|1.00×|1m30s",
+		"wall time to all Available":         "1m20s|1m20s|1.00×|1m20s",
+		"requests: generatepatches":          "60|120|2.00×|15",
+		"requests: beforeclustercreate":      "2|2|1.00×|2",
+		"reconciles: topology/cluster":       "120|240|2.00×|30",
+		"reconciles: clusterclass":           "0|0|=|0",
+		"CPU seconds (core manager)":         "1.2|1.2|1.00×|1.2",
+		"peak RSS MiB (core manager, VmHWM)": "64|64|1.00×|64",
+	} {
+		if got := strings.Join(rows[label][1:], "|"); got != want {
+			t.Errorf("row %q = %q, want %q", label, got, want)
+		}
+	}
+	// Topology hooks first, then lifecycle hooks.
+	var hooks []string
+	for _, r := range table.Rows {
+		if h, ok := strings.CutPrefix(r[0], "requests: "); ok {
+			hooks = append(hooks, h)
+		}
+	}
+	if got := strings.Join(hooks, ","); got != "generatepatches,validatetopology,beforeclustercreate" {
+		t.Errorf("hooks in order %q", got)
+	}
+}
+
+func TestEventTable_AVariantWithoutTheEventShowsNotApplicable(t *testing.T) {
+	rs := results()
+	rs[1].Events = rs[1].Events[:1]
+	table := EventTable(EventIdle, rs)
+	if got := strings.Join(table.Rows[0][1:], "|"); got != "1m30s|n/a|n/a|1m30s" {
+		t.Errorf("first row %q", got)
+	}
+}
+
+func TestCacheTable_ReportsRepeatsFromRequestsAndFromLookups(t *testing.T) {
+	table := CacheTable(results())
+	var buf bytes.Buffer
+	table.Write(&buf)
+	for _, want := range []string{
+		"| create all | GeneratePatches | 60 | 15 | 120 | 75% | 75% |",
+		"| idle one sync period | GeneratePatches | 10 | 0 | 10 | 100% | 100% |",
+		"| total | GeneratePatches | 70 | 15 | 130 | 79% | 79% |",
+		"| create all | ValidateTopology | 60 | 60 | 120 | 0% | — |",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("cache table lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+func TestTotalOf_AddsEventsAndKeepsThePeak(t *testing.T) {
+	r := &RunResult{Variant: "x", Events: []EventResult{
+		{Name: "a", ToQuiet: time.Second, Counters: Counters{Requests: map[string]float64{"h": 1}, APIWrites: 2, PeakRSSBytes: 5}},
+		{Name: "b", ToQuiet: 2 * time.Second, NotQuiet: true, Counters: Counters{Requests: map[string]float64{"h": 3}, APIWrites: 4, PeakRSSBytes: 3}},
+	}}
+	total := TotalOf(r).Event("total")
+	if total.ToQuiet != 3*time.Second || total.Requests["h"] != 4 || total.APIWrites != 6 || total.PeakRSSBytes != 5 || !total.NotQuiet {
+		t.Errorf("total %+v", total)
+	}
+}
+
+func TestReportWrite_StatesValidateTopologyAndClusterAPIsDefaults(t *testing.T) {
+	var buf bytes.Buffer
+	(&Report{Command: "rsc-bench scale --clusters 2", Options: Options{Clusters: 2, Concurrency: 5, AdditionalClasses: 4, SyncPeriod: time.Minute},
+		Results: results(), Workload: &Workload{ValidateTopologyHandler: "validate-topology.scale", FromVersion: "v1", ToVersion: "v2"}}).Write(&buf)
+	for _, want := range []string{"validateTopologyExtension: validate-topology.scale", "ReconcilerRateLimiting", "PriorityQueue",
+		"`rsc-bench scale --clusters 2`", "## Lifecycle hooks", "## GeneratePatches and ValidateTopology with the response cache"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package scale
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+)
+
+// smokeEnv runs the smoke test; it is not part of make test, whose budget
+// one run does not fit.
+const smokeEnv = "RSC_SCALE_SMOKE"
+
+// One Cluster under the drop-in, without and with the response cache:
+// every event is measured, the test extension serves GeneratePatches and
+// ValidateTopology, and with the cache on the generated objects are those
+// it makes with it off.
+func TestRun_SmokeOneClusterWithAndWithoutTheCache(t *testing.T) {
+	if os.Getenv(smokeEnv) == "" {
+		t.Skipf("set %s=1 to run the scale smoke test (about 15 minutes)", smokeEnv)
+	}
+	ctrllog.SetLogger(logr.Discard())
+	binDir := capimanagement.Require(t)
+	template := capimanagement.TemplatePath(binDir, capimanagement.ScaleClusterTemplate)
+	if env := os.Getenv("RSC_SCALE_TEMPLATE"); env != "" {
+		template = env
+	}
+	var progress bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+	o := Options{
+		BinDir: binDir, Dir: t.TempDir(), ClusterTemplate: template, Clusters: 1, Concurrency: 5, AdditionalClasses: 1,
+		SyncPeriod: 30 * time.Second, IdleMargin: 5 * time.Second, Quiet: 5 * time.Second, EventTimeout: 10 * time.Minute,
+		CacheMaxAge: 5 * time.Minute, Progress: &progress,
+	}
+	results, err := Run(ctx, o, []Variant{DropIn, DropInCache})
+	t.Log(progress.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Err != "" {
+			t.Fatalf("%s: %s", r.Variant, r.Err)
+		}
+		if len(r.Events) != len(Events) {
+			t.Errorf("%s measured %d events, want %d", r.Variant, len(r.Events), len(Events))
+		}
+		create := r.Event(EventCreate)
+		if create == nil || create.Requests[hookGeneratePatches] == 0 || create.Requests[hookValidateTopology] == 0 {
+			t.Errorf("%s: create served no GeneratePatches or ValidateTopology: %+v", r.Variant, create)
+		}
+	}
+	for _, line := range SpecCheck(results) {
+		if strings.HasPrefix(line, "cache on vs off") && !strings.Contains(line, "equal") {
+			t.Errorf("%s", line)
+		}
+	}
+	var report bytes.Buffer
+	(&Report{Command: "go test", Options: o, Results: results}).Write(&report)
+	if err := os.WriteFile(filepath.Join(t.TempDir(), "report.md"), report.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(report.String())
+}
