@@ -19,8 +19,9 @@ import (
 
 type scaleOptions struct {
 	scale.Options
-	managers string
-	out      string
+	managers   string
+	out        string
+	reportFrom string
 }
 
 // runScale is the `scale` subcommand: Cluster API's scale shape on a real
@@ -42,12 +43,16 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&o.BinDir, "bin-dir", "", "Directory with the control plane, Cluster API's manager and providers (make capi-providers) and core-manager; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
 	fs.StringVar(&o.ClusterTemplate, "cluster-template", "", "Cluster API's cluster-template-in-memory-scale.yaml; defaults to the copy in <bin-dir>/"+capimanagement.DataDir+"/templates.")
 	fs.StringVar(&o.Dir, "local-dir", filepath.Join(".local", "scale"), "Data directory of the management clusters; each run's is wiped at its start.")
+	fs.StringVar(&o.reportFrom, "report-from", "", "Write the report again from an earlier run's results.json, running nothing.")
 	fs.StringVar(&o.out, "out", "scale-results/report.md", "The markdown report; results.json is written beside it.")
 	return cli.Run(fs, args, stderr, func() error { return scaleMain(ctx, o, args, stdout, stderr) })
 }
 
 func scaleMain(ctx context.Context, o scaleOptions, args []string, stdout, stderr io.Writer) error {
 	logErrorsOnly(stderr)
+	if o.reportFrom != "" {
+		return rewriteScaleReport(o.reportFrom, o.out, stdout)
+	}
 	variants, err := parseManagers(o.managers)
 	if err != nil {
 		return err
@@ -73,11 +78,11 @@ func scaleMain(ctx context.Context, o scaleOptions, args []string, stdout, stder
 		return err
 	}
 	o.Progress = stderr
-	results, runErr := scale.Run(ctx, o.Options, variants)
 	w, err := scale.RenderWorkload(ctx, o.BinDir, o.ClusterTemplate, o.Clusters, o.AdditionalClasses)
 	if err != nil {
 		return err
 	}
+	results, runErr := scale.Run(ctx, o.Options, w, variants)
 	report := &scale.Report{Command: "rsc-bench scale " + strings.Join(args, " "), Options: o.Options, Results: results, Workload: w}
 	if err := writeScaleReport(o.out, report); err != nil {
 		return err
@@ -117,9 +122,27 @@ func writeScaleReport(path string, r *scale.Report) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(r.Results, "", "  ")
+	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(filepath.Dir(path), "results.json"), append(data, '\n'), 0o644)
+}
+
+// rewriteScaleReport writes the report of an earlier run from its
+// results.json.
+func rewriteScaleReport(from, out string, stdout io.Writer) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	r := &scale.Report{}
+	if err := json.Unmarshal(data, r); err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	if err := writeScaleReport(out, r); err != nil {
+		return err
+	}
+	r.Write(stdout)
+	return nil
 }

@@ -309,7 +309,11 @@ func LifecycleTable(results []*RunResult) Table {
 	for _, h := range lifecycleHooks(results) {
 		ov, o := value(ours, h)
 		cv, c := value(capi, h)
-		line := []string{h, o, c, Ratio(cv, ov)}
+		ratio := "n/a"
+		if ours != nil && capi != nil {
+			ratio = Ratio(cv, ov)
+		}
+		line := []string{h, o, c, ratio}
 		if cache != nil {
 			_, s := value(cache, h)
 			line = append(line, s)

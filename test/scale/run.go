@@ -65,7 +65,7 @@ type Options struct {
 	// variants; at least the idle window.
 	CacheMaxAge time.Duration
 	// Progress receives a line per step.
-	Progress io.Writer
+	Progress io.Writer `json:"-"`
 }
 
 // Event names, in the order a run makes them.
@@ -106,8 +106,8 @@ type RunResult struct {
 	ExtensionConfigConditions []string `json:"extensionConfigConditions"`
 	// Specs are the generated objects, normalised, after create and after
 	// upgrade.
-	SpecsAfterCreate  Specs `json:"-"`
-	SpecsAfterUpgrade Specs `json:"-"`
+	SpecsAfterCreate  Specs `json:"specsAfterCreate,omitempty"`
+	SpecsAfterUpgrade Specs `json:"specsAfterUpgrade,omitempty"`
 	// Err is what stopped the run, if anything; Events holds what was
 	// measured until then.
 	Err string `json:"err,omitempty"`
@@ -123,14 +123,10 @@ func (r *RunResult) Event(name string) *EventResult {
 	return nil
 }
 
-// Run renders the workload once and runs it under each variant, each on a
+// Run runs the workload (RenderWorkload) under each variant, each on a
 // fresh management cluster. A variant that fails keeps what it measured,
 // and the next still runs.
-func Run(ctx context.Context, o Options, variants []Variant) ([]*RunResult, error) {
-	w, err := RenderWorkload(ctx, o.BinDir, o.ClusterTemplate, o.Clusters, o.AdditionalClasses)
-	if err != nil {
-		return nil, err
-	}
+func Run(ctx context.Context, o Options, w *Workload, variants []Variant) ([]*RunResult, error) {
 	var results []*RunResult
 	for _, v := range variants {
 		r := &RunResult{Variant: v.Name, Clusters: o.Clusters}

@@ -41,7 +41,11 @@ func TestRun_SmokeOneClusterWithAndWithoutTheCache(t *testing.T) {
 		SyncPeriod: 30 * time.Second, IdleMargin: 5 * time.Second, Quiet: 5 * time.Second, EventTimeout: 10 * time.Minute,
 		CacheMaxAge: 5 * time.Minute, Progress: &progress,
 	}
-	results, err := Run(ctx, o, []Variant{DropIn, DropInCache})
+	w, err := RenderWorkload(ctx, binDir, template, o.Clusters, o.AdditionalClasses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := Run(ctx, o, w, []Variant{DropIn, DropInCache})
 	t.Log(progress.String())
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +68,7 @@ func TestRun_SmokeOneClusterWithAndWithoutTheCache(t *testing.T) {
 		}
 	}
 	var report bytes.Buffer
-	(&Report{Command: "go test", Options: o, Results: results}).Write(&report)
+	(&Report{Command: "go test", Options: o, Results: results, Workload: w}).Write(&report)
 	if err := os.WriteFile(filepath.Join(t.TempDir(), "report.md"), report.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}

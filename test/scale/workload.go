@@ -30,9 +30,9 @@ const (
 type Workload struct {
 	// Classes are the in-memory ClusterClass and its copies, each with its
 	// templates, ClusterClasses last.
-	Classes []*unstructured.Unstructured
+	Classes []*unstructured.Unstructured `json:"-"`
 	// Clusters are the Clusters to create, scale-00001 to scale-N.
-	Clusters []*unstructured.Unstructured
+	Clusters []*unstructured.Unstructured `json:"-"`
 	// FromVersion and ToVersion are Cluster API's e2e upgrade versions.
 	FromVersion, ToVersion string
 	// ValidateTopologyHandler is the handler the ClusterClasses name for

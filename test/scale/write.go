@@ -72,6 +72,10 @@ func (r *Report) Write(w io.Writer) {
 	fmt.Fprintf(w, "Cluster API's counts are shaped by its defaults in v1.14.2: ReconcilerRateLimiting and PriorityQueue are on, so its controllers' "+
 		"reconciles are rate limited and resyncs queue behind changes; the drop-in runs the same Cluster API reconcilers with the same defaults, "+
 		"so the topology, cluster and machine rows compare like with like, and the ratios are Cluster API ÷ ours from one run each.\n\n")
+	fmt.Fprintf(w, "Reading the rows: the drop-in re-runs Discovery of each ExtensionConfig every `--sync-period` (its rediscovery interval follows it), "+
+		"so with the period scaled to %s the Discovery rows hold about one per period under it. Cluster API's topology controller does not reconcile Clusters "+
+		"when an ExtensionConfig changes: the settings change reaches GeneratePatches at the Clusters' next resync, which falls in a later event (the upgrade), "+
+		"not in the settings change's own row.\n\n", o.SyncPeriod)
 	for _, res := range r.Results {
 		if res.Err != "" {
 			fmt.Fprintf(w, "**%s stopped:** %s\n\n", res.Variant, res.Err)
