@@ -43,8 +43,8 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&o.BinDir, "bin-dir", "", "Directory with the control plane, Cluster API's manager and providers (make capi-providers) and core-manager; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
 	fs.StringVar(&o.ClusterTemplate, "cluster-template", "", "Cluster API's cluster-template-in-memory-scale.yaml; defaults to the copy in <bin-dir>/"+capimanagement.DataDir+"/templates.")
 	fs.StringVar(&o.Dir, "local-dir", filepath.Join(".local", "scale"), "Data directory of the management clusters; each run's is wiped at its start.")
-	fs.StringVar(&o.reportFrom, "report-from", "", "Write the report again from an earlier run's results.json, running nothing.")
-	fs.StringVar(&o.out, "out", "scale-results/report.md", "The markdown report; results.json is written beside it.")
+	fs.StringVar(&o.reportFrom, "report-from", "", "Write the report again from an earlier run's .json results, running nothing.")
+	fs.StringVar(&o.out, "out", "scale-results/report.md", "The markdown report; its results (all counts, the normalised objects) go beside it, as .json.")
 	return cli.Run(fs, args, stderr, func() error { return scaleMain(ctx, o, args, stdout, stderr) })
 }
 
@@ -109,7 +109,13 @@ func parseManagers(list string) ([]scale.Variant, error) {
 	return out, nil
 }
 
-// writeScaleReport writes the markdown report and results.json beside it.
+// resultsPath is where the results of the report at path go: n10.md's in
+// n10.json.
+func resultsPath(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".json"
+}
+
+// writeScaleReport writes the markdown report and its results beside it.
 func writeScaleReport(path string, r *scale.Report) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -126,11 +132,11 @@ func writeScaleReport(path string, r *scale.Report) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(filepath.Dir(path), "results.json"), append(data, '\n'), 0o644)
+	return os.WriteFile(resultsPath(path), append(data, '\n'), 0o644)
 }
 
 // rewriteScaleReport writes the report of an earlier run from its
-// results.json.
+// results.
 func rewriteScaleReport(from, out string, stdout io.Writer) error {
 	data, err := os.ReadFile(from)
 	if err != nil {
