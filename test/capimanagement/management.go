@@ -72,6 +72,8 @@ type Management struct {
 	// serves its hooks and the CA its certificate is signed by.
 	ExtensionURL string
 	ExtensionCA  []byte
+	// AuditLogPath is kube-apiserver's audit log, with Options.AuditLog.
+	AuditLogPath string
 
 	dir       string
 	lock      *portLock
@@ -178,7 +180,7 @@ func (m *Management) startControlPlane(ctx context.Context, opts Options, served
 		StartTimeout: opts.StartTimeout,
 	}
 	if opts.AuditLog {
-		if _, err := localclustertest.AuditLog(&clusterOpts); err != nil {
+		if m.AuditLogPath, err = localclustertest.AuditLog(&clusterOpts); err != nil {
 			return err
 		}
 	}

@@ -170,7 +170,7 @@ func runVariant(ctx context.Context, o Options, w *Workload, v Variant, result *
 		return err
 	}
 	defer mgmt.Stop()
-	audit := auditcount.Open(mgmt.Cluster.AuditLogPath())
+	audit := auditcount.Open(mgmt.AuditLogPath)
 	mark, err := audit.Mark()
 	if err != nil {
 		return err
