@@ -206,9 +206,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if apierrors.IsNotFound(err) {
 			r.writes.Forget(req.NamespacedName)
 			r.discovered.Delete(req.Name)
-			if r.ResponseCache != nil {
-				r.ResponseCache.SetMaxAge(req.Name, 0)
-			}
+			r.stopCachingResponses(req.Name)
 			r.Registry.Unregister(req.Name)
 			// Its Discovery calls are counted under its name.
 			metrics.ForgetHandler(req.Name)
@@ -218,8 +216,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 	if !watchfilter.Matches(ext, r.WatchFilterValue) {
-		// Should it come back, it is discovered afresh.
+		// Should it come back, it is discovered afresh; meanwhile it is
+		// another manager's, as for a controller started now.
 		r.discovered.Delete(ext.Name)
+		r.stopCachingResponses(ext.Name)
 		return ctrl.Result{}, nil
 	}
 	if !ext.DeletionTimestamp.IsZero() {
@@ -238,8 +238,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}()
 
 	if objstatus.SetPaused(ext, "ExtensionConfig") {
-		// Unpausing discovers again, as Cluster API's controller does.
+		// Unpausing discovers again, as Cluster API's controller does. A
+		// controller started now would not cache its answers either.
 		r.discovered.Delete(ext.Name)
+		r.stopCachingResponses(ext.Name)
 		return ctrl.Result{}, nil
 	}
 	r.reconcileResponseCache(ext)
@@ -373,7 +375,7 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	if err := r.register(ctx, ext); err != nil {
 		return ctrl.Result{}, err
 	}
-	r.discovered.Store(ext.Name, discovery{inputs: discoveryInputsOf(ext), at: started})
+	r.discovered.Store(ext.Name, discoveryOf(ext, started))
 	return ctrl.Result{RequeueAfter: interval}, nil
 }
 

@@ -15,26 +15,44 @@ import (
 // Without it, a changed answer is found within --rediscovery-interval.
 const RediscoverAnnotation = "runtime-sdk-controller.dev/rediscover"
 
-// discovery is the last successful Discovery of a config.
+// discovery is the last successful Discovery of a config: what it asked
+// with, when, and the handlers it wrote into status.
 type discovery struct {
-	inputs [sha256.Size]byte
-	at     time.Time
+	inputs, handlers [sha256.Size]byte
+	at               time.Time
+}
+
+// discoveryOf records a Discovery of ext that began at started and whose
+// answer ext.Status.Handlers now holds.
+func discoveryOf(ext *runtimev1.ExtensionConfig, started time.Time) discovery {
+	return discovery{inputs: discoveryInputsOf(ext), handlers: handlersSum(ext.Status.Handlers), at: started}
+}
+
+// handlersSum sums the handlers a status records. A status that does not
+// hold what the last Discovery wrote (its patch failed, or someone else
+// wrote it) is not trusted: the next reconcile discovers again.
+func handlersSum(handlers []runtimev1.ExtensionHandler) [sha256.Size]byte {
+	encoded, _ := json.Marshal(handlers)
+	return sha256.Sum256(encoded)
 }
 
 // discoveryInputsOf sums what a Discovery answer can depend on: where and
 // how the extension is reached (a Discovery request carries no settings),
 // and the value of RediscoverAnnotation.
 func discoveryInputsOf(ext *runtimev1.ExtensionConfig) [sha256.Size]byte {
+	rediscover, asked := ext.Annotations[RediscoverAnnotation]
 	encoded, _ := json.Marshal(struct {
 		ClientConfig runtimev1.ClientConfig `json:"clientConfig"`
-		Rediscover   string                 `json:"rediscover"`
-	}{ext.Spec.ClientConfig, ext.Annotations[RediscoverAnnotation]})
+		// Adding the annotation asks too, even with an empty value.
+		Asked      bool   `json:"asked"`
+		Rediscover string `json:"rediscover"`
+	}{ext.Spec.ClientConfig, asked, rediscover})
 	return sha256.Sum256(encoded)
 }
 
 // discoveryFresh reports whether ext's last Discovery still stands: it
 // succeeded with ext's inputs less than interval ago, and status still
-// says so. It returns how long it still stands.
+// holds its handlers and says so. It returns how long it still stands.
 func (r *Reconciler) discoveryFresh(ext *runtimev1.ExtensionConfig, interval time.Duration) (time.Duration, bool) {
 	v, ok := r.discovered.Load(ext.Name)
 	if !ok {
@@ -42,7 +60,7 @@ func (r *Reconciler) discoveryFresh(ext *runtimev1.ExtensionConfig, interval tim
 	}
 	last := v.(discovery)
 	remaining := interval - time.Since(last.at)
-	if last.inputs != discoveryInputsOf(ext) || remaining <= 0 ||
+	if last.inputs != discoveryInputsOf(ext) || last.handlers != handlersSum(ext.Status.Handlers) || remaining <= 0 ||
 		!meta.IsStatusConditionTrue(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition) {
 		return 0, false
 	}

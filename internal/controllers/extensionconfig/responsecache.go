@@ -50,6 +50,14 @@ func parseResponseCacheMaxAge(annotations map[string]string) (maxAge time.Durati
 	return maxAge, true, nil
 }
 
+// stopCachingResponses turns the policy off for a config this controller
+// no longer reconciles: gone, paused or another manager's.
+func (r *Reconciler) stopCachingResponses(extensionConfig string) {
+	if r.ResponseCache != nil {
+		r.ResponseCache.SetMaxAge(extensionConfig, 0)
+	}
+}
+
 // reconcileResponseCache gives the policy the config's max age and
 // reports it in ResponsesCachedCondition. Nothing is called: the annotation
 // changes no Discovery answer.

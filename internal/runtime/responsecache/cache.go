@@ -103,16 +103,19 @@ func New(opts Options) *Cache {
 // for maxAge, or off when maxAge is zero: its answers are then dropped.
 // A shorter max age applies at once to the answers already held.
 func (c *Cache) SetMaxAge(config string, maxAge time.Duration) {
-	if maxAge <= 0 {
-		c.mu.Lock()
-		delete(c.maxAge, config)
-		c.mu.Unlock()
-		c.Forget(config)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if maxAge > 0 {
+		c.maxAge[config] = maxAge
 		return
 	}
-	c.mu.Lock()
-	c.maxAge[config] = maxAge
-	c.mu.Unlock()
+	if _, on := c.maxAge[config]; !on {
+		// Off already, so nothing is held: most configs never opt in,
+		// and each of their reconciles says so.
+		return
+	}
+	delete(c.maxAge, config)
+	c.forget(config)
 }
 
 // Forget drops every answer of config's handlers: its registration or
@@ -120,6 +123,16 @@ func (c *Cache) SetMaxAge(config string, maxAge time.Duration) {
 func (c *Cache) Forget(config string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if _, on := c.maxAge[config]; !on {
+		// Store keeps nothing for a config that is off.
+		return
+	}
+	c.forget(config)
+}
+
+// forget drops config's answers and voids its calls in flight; c.mu is
+// held.
+func (c *Cache) forget(config string) {
 	c.epoch[config]++
 	for el := c.recent.Front(); el != nil; {
 		next := el.Next()
@@ -162,10 +175,12 @@ func (c *Cache) Lookup(call Call, req runtimehooksv1.RequestObject, resp runtime
 	maxAge, on := c.maxAge[call.ExtensionConfig]
 	epoch := c.epoch[call.ExtensionConfig]
 	c.mu.Unlock()
-	if !on {
+	hook := hookOf(req)
+	if !on || hook == "" {
+		// Another hook (DiscoverVariables, a lifecycle hook) is never
+		// cached here, nor counted.
 		return Pending{}, false
 	}
-	hook := hookOf(req)
 	normal, err := normalise(call, req)
 	if err != nil {
 		c.observeLookup(hook, call.Handler, Bypass)

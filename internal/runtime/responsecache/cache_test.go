@@ -330,3 +330,16 @@ func TestCache_ForgetChangedKeepsAnswersOfSelectorChanges(t *testing.T) {
 		}
 	}
 }
+
+func TestCache_OtherHooksAreNeitherCachedNorCounted(t *testing.T) {
+	o := &observed{lookups: map[string]int{}, entries: map[string]int{}}
+	c := New(Options{Observer: o})
+	c.SetMaxAge("ext", time.Hour)
+	p, hit := c.Lookup(call, &runtimehooksv1.DiscoverVariablesRequest{}, &runtimehooksv1.DiscoverVariablesResponse{})
+	answer := &runtimehooksv1.DiscoverVariablesResponse{}
+	answer.Status = runtimehooksv1.ResponseStatusSuccess
+	c.Store(p, answer)
+	if n, _ := c.Len(); hit || n != 0 || len(o.lookups) != 0 {
+		t.Errorf("hit %v, %d held, lookups %v; want a DiscoverVariables call passed through uncounted", hit, n, o.lookups)
+	}
+}
