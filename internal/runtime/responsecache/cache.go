@@ -74,12 +74,12 @@ type Cache struct {
 }
 
 type entry struct {
-	key                   Key
-	hook, handler, config string
-	stored                time.Time
-	response              runtimehooksv1.ResponseObject
-	holderByUID           map[types.UID]string
-	size                  int64
+	key             Key
+	handler, config string
+	stored          time.Time
+	response        runtimehooksv1.ResponseObject
+	holderByUID     map[types.UID]string
+	size            int64
 }
 
 // New returns an empty cache in which no config has opted in.
@@ -161,7 +161,6 @@ func (c *Cache) ForgetChanged(changes []extensionindex.Change) {
 // The zero Pending stores nothing.
 type Pending struct {
 	call  Call
-	hook  string
 	req   request
 	epoch uint64
 	ok    bool
@@ -186,22 +185,18 @@ func (c *Cache) Lookup(call Call, req runtimehooksv1.RequestObject, resp runtime
 		c.observeLookup(hook, call.Handler, Bypass)
 		return Pending{}, false
 	}
-	pending := Pending{call: call, hook: hook, req: normal, epoch: epoch, ok: true}
+	pending := Pending{call: call, req: normal, epoch: epoch, ok: true}
 
-	c.mu.Lock()
-	el, found := c.entries[normal.key]
-	if found {
-		e := el.Value.(*entry)
-		if c.opts.Now().Sub(e.stored) >= maxAge {
-			c.remove(el)
-			found = false
-		} else {
-			c.recent.MoveToFront(el)
-		}
-	}
+	// An entry never changes once stored, so it is read past the lock.
 	var cached *entry
-	if found {
-		cached = el.Value.(*entry)
+	c.mu.Lock()
+	if el, found := c.entries[normal.key]; found {
+		if e := el.Value.(*entry); c.opts.Now().Sub(e.stored) < maxAge {
+			c.recent.MoveToFront(el)
+			cached = e
+		} else {
+			c.remove(el)
+		}
 	}
 	c.mu.Unlock()
 
@@ -229,7 +224,7 @@ func (c *Cache) Store(p Pending, resp runtimehooksv1.ResponseObject) {
 		return
 	}
 	e := &entry{
-		key: p.req.key, hook: p.hook, handler: p.call.Handler, config: p.call.ExtensionConfig,
+		key: p.req.key, handler: p.call.Handler, config: p.call.ExtensionConfig,
 		stored:      c.opts.Now(),
 		response:    resp.DeepCopyObject().(runtimehooksv1.ResponseObject),
 		holderByUID: p.req.holderByUID,
