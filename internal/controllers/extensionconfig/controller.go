@@ -205,8 +205,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, ext); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writes.Forget(req.NamespacedName)
-			r.discovered.Delete(req.Name)
-			r.stopCachingResponses(req.Name)
+			r.forgetConfig(req.Name)
 			r.Registry.Unregister(req.Name)
 			// Its Discovery calls are counted under its name.
 			metrics.ForgetHandler(req.Name)
@@ -217,9 +216,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	if !watchfilter.Matches(ext, r.WatchFilterValue) {
 		// Should it come back, it is discovered afresh; meanwhile it is
-		// another manager's, as for a controller started now.
-		r.discovered.Delete(ext.Name)
-		r.stopCachingResponses(ext.Name)
+		// another manager's.
+		r.forgetConfig(ext.Name)
 		return ctrl.Result{}, nil
 	}
 	if !ext.DeletionTimestamp.IsZero() {
@@ -238,10 +236,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}()
 
 	if objstatus.SetPaused(ext, "ExtensionConfig") {
-		// Unpausing discovers again, as Cluster API's controller does. A
-		// controller started now would not cache its answers either.
-		r.discovered.Delete(ext.Name)
-		r.stopCachingResponses(ext.Name)
+		// Unpausing discovers again, as Cluster API's controller does.
+		r.forgetConfig(ext.Name)
 		return ctrl.Result{}, nil
 	}
 	r.reconcileResponseCache(ext)

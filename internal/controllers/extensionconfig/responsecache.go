@@ -50,9 +50,11 @@ func parseResponseCacheMaxAge(annotations map[string]string) (maxAge time.Durati
 	return maxAge, true, nil
 }
 
-// stopCachingResponses turns the policy off for a config this controller
-// no longer reconciles: gone, paused or another manager's.
-func (r *Reconciler) stopCachingResponses(extensionConfig string) {
+// forgetConfig drops what this reconciler keeps for a config it no longer
+// reconciles (gone, paused or another manager's): its last Discovery and
+// its response caching, as for a controller started now.
+func (r *Reconciler) forgetConfig(extensionConfig string) {
+	r.discovered.Delete(extensionConfig)
 	if r.ResponseCache != nil {
 		r.ResponseCache.SetMaxAge(extensionConfig, 0)
 	}
