@@ -183,6 +183,7 @@ func RegisterObserved() {
 // so that configs and handlers that come and go leave no series behind.
 func ForgetHandler(handler string) {
 	ExtensionCalls.DeletePartialMatch(prometheus.Labels{"handler": handler})
+	ResponseCacheLookups.DeletePartialMatch(prometheus.Labels{"handler": handler})
 }
 
 // ObserveCall records one extension call.
