@@ -1,16 +1,13 @@
 package drill
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 )
 
 // ControllerOptions start one controller process.
@@ -99,7 +96,7 @@ type Sample struct {
 // Sample reads the process's RSS and scrapes its metrics.
 func (c *Controller) Sample(ctx context.Context) (Sample, error) {
 	var s Sample
-	rss, err := rssBytes(c.PID())
+	rss, err := procstat.StatusBytes(c.PID(), procstat.ResidentNow)
 	if err != nil {
 		return s, err
 	}
@@ -125,25 +122,4 @@ func (c *Controller) Sample(ctx context.Context) (Sample, error) {
 	s.CacheEntries = int64(families.Sum("runtime_sdk_variables_cache_entries", nil))
 	s.RegisteredHandlers = int64(families.Sum("runtime_sdk_registered_handlers", nil))
 	return s, nil
-}
-
-// rssBytes reads VmRSS of a process from /proc.
-func rssBytes(pid int) (int64, error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, fmt.Errorf("read RSS of pid %d: %w", pid, err)
-	}
-	defer f.Close()
-	scanner := bufio.NewScanner(f)
-	for scanner.Scan() {
-		fields := strings.Fields(scanner.Text())
-		if len(fields) == 3 && fields[0] == "VmRSS:" && fields[2] == "kB" {
-			kib, err := strconv.ParseInt(fields[1], 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("VmRSS of pid %d: %w", pid, err)
-			}
-			return kib << 10, nil
-		}
-	}
-	return 0, fmt.Errorf("pid %d reports no VmRSS", pid)
 }

@@ -2,14 +2,12 @@ package scale
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"strconv"
 	"strings"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 )
 
 // Controllers are the core manager's controllers the report counts
@@ -85,9 +83,9 @@ type reader struct {
 	start auditcount.Mark
 }
 
-// read takes every counter. The audit counts are since r.start, so that
-// readings subtract.
-func (r *reader) read(ctx context.Context) (Counters, error) {
+// scrape takes the counters the processes' metrics hold: cheap enough to
+// poll, unlike the audit log.
+func (r *reader) scrape(ctx context.Context) (Counters, error) {
 	ext, err := r.mgmt.Scrape(ctx, capimanagement.TestExtensionName)
 	if err != nil {
 		return Counters{}, err
@@ -96,10 +94,19 @@ func (r *reader) read(ctx context.Context) (Counters, error) {
 	if err != nil {
 		return Counters{}, err
 	}
-	c := Counters{
+	return Counters{
 		Requests:     byLabel(ext, "controller_runtime_webhook_requests_total", "webhook", HookOfPath),
 		Reconciles:   byLabel(core, "controller_runtime_reconcile_total", "controller", nil),
 		CacheLookups: cacheLookups(core),
+	}, nil
+}
+
+// read takes every counter. The audit counts are since r.start, so that
+// readings subtract.
+func (r *reader) read(ctx context.Context) (Counters, error) {
+	c, err := r.scrape(ctx)
+	if err != nil {
+		return Counters{}, err
 	}
 	counts, err := r.audit.Since(r.start)
 	if err != nil {
@@ -108,10 +115,10 @@ func (r *reader) read(ctx context.Context) (Counters, error) {
 	own := counts[capimanagement.CoreManagerName]
 	c.APIRequests, c.APIWrites = own.Requests, own.Writes
 	pid := r.mgmt.CorePID()
-	if c.CPUSeconds, err = ReadCPUSeconds(pid); err != nil {
+	if c.CPUSeconds, err = procstat.CPUSeconds(pid); err != nil {
 		return Counters{}, err
 	}
-	if c.PeakRSSBytes, err = ReadPeakRSS(pid); err != nil {
+	if c.PeakRSSBytes, err = procstat.StatusBytes(pid, procstat.ResidentPeak); err != nil {
 		return Counters{}, err
 	}
 	return c, nil
@@ -165,73 +172,4 @@ func HookOfPath(path string) string {
 		return path
 	}
 	return parts[2]
-}
-
-// clockTicks is the kernel's USER_HZ, which /proc/<pid>/stat counts in; it
-// is 100 on every Linux architecture Go supports.
-const clockTicks = 100
-
-// ReadCPUSeconds reads a process's user and system time from
-// /proc/<pid>/stat.
-func ReadCPUSeconds(pid int) (float64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	return ParseStatCPUSeconds(string(data))
-}
-
-// ParseStatCPUSeconds reads utime and stime (fields 14 and 15) of a
-// /proc/<pid>/stat line. The command name, field 2, may hold spaces and
-// parentheses, so fields are counted from its last ')'.
-func ParseStatCPUSeconds(stat string) (float64, error) {
-	end := strings.LastIndexByte(stat, ')')
-	if end < 0 {
-		return 0, fmt.Errorf("/proc stat %q: no command name", stat)
-	}
-	// After ") " come field 3 (state) onwards.
-	fields := strings.Fields(stat[end+1:])
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc stat: %d fields after the command name, want at least 13", len(fields))
-	}
-	var ticks float64
-	for _, f := range fields[11:13] {
-		v, err := strconv.ParseUint(f, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc stat: cpu time %q: %w", f, err)
-		}
-		ticks += float64(v)
-	}
-	return ticks / clockTicks, nil
-}
-
-// ReadPeakRSS reads a process's resident set high-water mark from
-// /proc/<pid>/status.
-func ReadPeakRSS(pid int) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	return ParseStatusHWM(string(data))
-}
-
-// ParseStatusHWM reads VmHWM ("VmHWM:   123456 kB") of /proc/<pid>/status,
-// in bytes.
-func ParseStatusHWM(status string) (int64, error) {
-	for _, line := range strings.Split(status, "\n") {
-		rest, ok := strings.CutPrefix(line, "VmHWM:")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) != 2 || fields[1] != "kB" {
-			return 0, fmt.Errorf("/proc status: VmHWM %q", strings.TrimSpace(rest))
-		}
-		kb, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc status: VmHWM %q: %w", fields[0], err)
-		}
-		return kb * 1024, nil
-	}
-	return 0, fmt.Errorf("/proc status: no VmHWM")
 }

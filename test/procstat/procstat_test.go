@@ -1,0 +1,66 @@
+package procstat
+
+import (
+	"os"
+	"testing"
+)
+
+func TestParseStatCPUSeconds_CountsFromTheCommandsLastParenthesis(t *testing.T) {
+	tests := []struct {
+		name, stat string
+		want       float64
+		wantErr    bool
+	}{
+		{name: "plain", stat: "42 (core-manager) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 12 0 100 0 0", want: 3},
+		{name: "a command with spaces and parentheses", stat: "42 (a) b (c)) R 1 42 42 0 -1 0 0 0 0 0 1 2 0 0", want: 0.03},
+		{name: "no command", stat: "42 core-manager S", wantErr: true},
+		{name: "too short", stat: "42 (x) S 1 2", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseStatCPUSeconds(tt.stat)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("ParseStatCPUSeconds = %v, %v; want %v (error %v)", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseStatusBytes_ReadsTheNamedFieldsKilobytesAsBytes(t *testing.T) {
+	const status = "Name:\tcore-manager\nVmPeak:\t 900 kB\nVmHWM:\t  2048 kB\nVmRSS:\t 1024 kB\nVmRSSx:\t 7 kB\n"
+	tests := []struct {
+		name, status, field string
+		want                int64
+		wantErr             bool
+	}{
+		{name: "peak", status: status, field: ResidentPeak, want: 2048 * 1024},
+		{name: "now", status: status, field: ResidentNow, want: 1024 * 1024},
+		{name: "missing", status: "Name:\tx\n", field: ResidentPeak, wantErr: true},
+		{name: "not in kB", status: "VmHWM:\t 3 MB\n", field: ResidentPeak, wantErr: true},
+		{name: "not a number", status: "VmRSS:\t x kB\n", field: ResidentNow, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseStatusBytes(tt.status, tt.field)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("ParseStatusBytes(%s) = %d, %v; want %d (error %v)", tt.field, got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+// The readers work on a live process: this test's own.
+func TestReaders_ReadThisProcess(t *testing.T) {
+	pid := os.Getpid()
+	if _, err := CPUSeconds(pid); err != nil {
+		t.Errorf("CPUSeconds: %v", err)
+	}
+	now, err := StatusBytes(pid, ResidentNow)
+	if err != nil || now <= 0 {
+		t.Errorf("StatusBytes(%s) = %d, %v; want > 0", ResidentNow, now, err)
+	}
+	peak, err := StatusBytes(pid, ResidentPeak)
+	if err != nil || peak < now {
+		t.Errorf("StatusBytes(%s) = %d, %v; want at least the resident set %d", ResidentPeak, peak, err, now)
+	}
+}
