@@ -58,7 +58,7 @@ func (r *Report) Write(w io.Writer) {
 	if r.Workload != nil {
 		fmt.Fprintf(w, "**ValidateTopology runs because this run adds `validateTopologyExtension: %s` to the rendered ClusterClasses' external patch**; "+
 			"Cluster API's in-memory ClusterClass names only GeneratePatches and DiscoverVariables. The test extension serves it: its Discovery registered `%s`. "+
-			"Upgrade: %s → %s, as the e2e flow does (topology version only).\n\n", r.Workload.ValidateTopologyHandler, r.Workload.ValidateTopologyHandler, r.Workload.FromVersion, r.Workload.ToVersion)
+			"Upgrade: %s → %s, as Cluster API's scale e2e does: the topology version only, since its framework sets the `etcdImageTag` and `coreDNSImageTag` variables only on a Cluster that already names them, and the `in-memory-scale` template names neither.\n\n", r.Workload.ValidateTopologyHandler, r.Workload.ValidateTopologyHandler, r.Workload.FromVersion, r.Workload.ToVersion)
 	}
 	fmt.Fprintf(w, "Both managers run with `--sync-period=%s`; the idle event lasts one period and %s. An event ends when its change is done "+
 		"(all Available, upgraded, gone) and for %s no reconcile of %s and no extension request happened; its wall time to quiet is up to the last such activity. ",
