@@ -3,6 +3,7 @@ package scale
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -111,6 +112,6 @@ func (r *Report) Write(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "## Discovery and conditions\n\n")
 	for _, res := range r.Results {
-		fmt.Fprintf(w, "- %s: handlers %s; ExtensionConfig conditions at the end: %s\n", res.Variant, strings.Join(res.Handlers, ", "), strings.Join(res.ExtensionConfigConditions, "; "))
+		fmt.Fprintf(w, "- %s: handlers %s; ExtensionConfig conditions at the end: %s\n", res.Variant, strings.Join(slices.Sorted(slices.Values(res.Handlers)), ", "), strings.Join(res.ExtensionConfigConditions, "; "))
 	}
 }
