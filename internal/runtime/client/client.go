@@ -183,8 +183,8 @@ func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook c
 }
 
 // buildRequest resolves the hook's request and response kinds and the
-// handler's URL, and encodes the request with the registration's settings
-// under its own.
+// handler's URL, and encodes a copy of the request with the registration's
+// settings under its own, leaving the caller's request as it was.
 func (c *Client) buildRequest(config runtimev1.ClientConfig, hook catalog.GroupVersionHook, handlerName string,
 	settings map[string]string, request runtime.Object,
 ) (*url.URL, []byte, schema.GroupVersionKind, error) {
@@ -200,6 +200,10 @@ func (c *Client) buildRequest(config runtimev1.ClientConfig, hook catalog.GroupV
 	if err != nil {
 		return nil, nil, schema.GroupVersionKind{}, err
 	}
+	// A copy is sent, as Cluster API's client sends one: the caller may
+	// pass the same request to several handlers (CallAllExtensions does),
+	// and one registration's settings must not reach another's extension.
+	request = request.DeepCopyObject()
 	request.GetObjectKind().SetGroupVersionKind(requestGVK)
 	// Discovery's request carries no settings; every other request does.
 	if withSettings, ok := request.(runtimehooksv1.RequestObject); ok {
