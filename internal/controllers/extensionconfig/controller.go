@@ -238,9 +238,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if objstatus.SetPaused(ext, "ExtensionConfig") {
 		// Unpausing discovers again, as Cluster API's controller does.
 		r.forgetConfig(ext.Name)
+		r.reconcileResponseCache(ext, true)
 		return ctrl.Result{}, nil
 	}
-	r.reconcileResponseCache(ext)
+	r.reconcileResponseCache(ext, false)
 
 	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
 		r.setNotDiscovered(ext, InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())

@@ -149,12 +149,18 @@ func TestReconcile_TheResponseCacheAnnotationIsReportedWithoutDiscovery(t *testi
 		{"a max age", ptrTo("10m"), metav1.ConditionTrue, 10 * time.Minute, []string{"10m0s", ResponseCacheMaxAgeAnnotation}},
 		{"a value that does not parse", ptrTo("ten minutes"), metav1.ConditionFalse, 0, []string{ResponseCacheMaxAgeAnnotation, `"ten minutes"`}},
 		{"removed", nil, "", 0, nil},
+		{"a max age again", ptrTo("5m"), metav1.ConditionTrue, 5 * time.Minute, []string{"5m0s"}},
+		// Last: unpausing would discover again.
+		{"paused", ptrTo("5m"), metav1.ConditionFalse, 0, []string{"paused", "not cached"}},
 	}
 	for _, step := range steps {
 		updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
 			e.Annotations = map[string]string{}
 			if step.value != nil {
 				e.Annotations[ResponseCacheMaxAgeAnnotation] = *step.value
+			}
+			if step.name == "paused" {
+				e.Annotations[clusterv1.PausedAnnotation] = ""
 			}
 		})
 		polltest.Eventually(t, eventually, step.name+" reported", func() (bool, string) {

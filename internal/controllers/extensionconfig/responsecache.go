@@ -27,6 +27,9 @@ const (
 	// InvalidResponseCacheMaxAgeReason: the annotation does not parse, so
 	// nothing is cached.
 	InvalidResponseCacheMaxAgeReason = "InvalidMaxAge"
+	// ResponseCachePausedReason: the config is paused, and a paused config's
+	// answers are not cached, as for a controller that never reconciled it.
+	ResponseCachePausedReason = "Paused"
 )
 
 // ResponseCachePolicy takes each config's max age; zero turns its caching
@@ -62,8 +65,9 @@ func (r *Reconciler) forgetConfig(extensionConfig string) {
 
 // reconcileResponseCache gives the policy the config's max age and
 // reports it in ResponsesCachedCondition. Nothing is called: the annotation
-// changes no Discovery answer.
-func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig) {
+// changes no Discovery answer. A paused config caches nothing, and says so
+// rather than keep a condition that promised answers from memory.
+func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig, paused bool) {
 	if r.ResponseCache == nil {
 		return
 	}
@@ -74,6 +78,10 @@ func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig) {
 		conditions := ext.GetConditions()
 		meta.RemoveStatusCondition(&conditions, ResponsesCachedCondition)
 		ext.SetConditions(conditions)
+	case paused:
+		r.ResponseCache.SetMaxAge(ext.Name, 0)
+		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionFalse, ResponseCachePausedReason,
+			"the ExtensionConfig is paused: GeneratePatches and ValidateTopology answers are not cached until it is unpaused")
 	case err != nil:
 		r.ResponseCache.SetMaxAge(ext.Name, 0)
 		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionFalse, InvalidResponseCacheMaxAgeReason,
