@@ -67,9 +67,13 @@ type Cache struct {
 	bytes  int64
 	// maxAge holds the configs that opted in.
 	maxAge map[string]time.Duration
-	// epoch counts each config's Forgets, so that an answer to a call
-	// made before one is not stored after it.
+	// epoch numbers each opted-in config's answers since its last Forget
+	// or opt-in, so that an answer to a call made before either is not
+	// stored after it. The numbers come from one counter, lastEpoch, so
+	// that a config turned off keeps no number and one turned on again
+	// never reuses an old one.
 	epoch     map[string]uint64
+	lastEpoch uint64
 	byHandler map[string]int
 }
 
@@ -105,17 +109,28 @@ func New(opts Options) *Cache {
 func (c *Cache) SetMaxAge(config string, maxAge time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	_, on := c.maxAge[config]
 	if maxAge > 0 {
+		if !on {
+			c.newEpoch(config)
+		}
 		c.maxAge[config] = maxAge
 		return
 	}
-	if _, on := c.maxAge[config]; !on {
+	if !on {
 		// Off already, so nothing is held: most configs never opt in,
 		// and each of their reconciles says so.
 		return
 	}
 	delete(c.maxAge, config)
 	c.forget(config)
+	delete(c.epoch, config)
+}
+
+// newEpoch gives config a number no call in flight holds; c.mu is held.
+func (c *Cache) newEpoch(config string) {
+	c.lastEpoch++
+	c.epoch[config] = c.lastEpoch
 }
 
 // Forget drops every answer of config's handlers: its registration or
@@ -133,7 +148,7 @@ func (c *Cache) Forget(config string) {
 // forget drops config's answers and voids its calls in flight; c.mu is
 // held.
 func (c *Cache) forget(config string) {
-	c.epoch[config]++
+	c.newEpoch(config)
 	for el := c.recent.Front(); el != nil; {
 		next := el.Next()
 		if e := el.Value.(*entry); e.config == config {

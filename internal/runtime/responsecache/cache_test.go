@@ -192,6 +192,9 @@ func TestCache_ForgetAndOptingOutDropAConfigsAnswers(t *testing.T) {
 	}{
 		{"Forget", func(c *Cache) { c.Forget("ext") }},
 		{"SetMaxAge 0", func(c *Cache) { c.SetMaxAge("ext", 0) }},
+		// The call in flight belongs to the config's caching before it
+		// went off, and is not kept by the caching turned on after.
+		{"SetMaxAge 0, then on again", func(c *Cache) { c.SetMaxAge("ext", 0); c.SetMaxAge("ext", time.Hour) }},
 	} {
 		t.Run(drop.name, func(t *testing.T) {
 			c := New(Options{})
@@ -341,5 +344,22 @@ func TestCache_OtherHooksAreNeitherCachedNorCounted(t *testing.T) {
 	c.Store(p, answer)
 	if n, _ := c.Len(); hit || n != 0 || len(o.lookups) != 0 {
 		t.Errorf("hit %v, %d held, lookups %v; want a DiscoverVariables call passed through uncounted", hit, n, o.lookups)
+	}
+}
+
+// Configs come and go over a manager's life; one turned off leaves
+// nothing behind.
+func TestCache_AConfigTurnedOffKeepsNoBookkeeping(t *testing.T) {
+	c := New(Options{})
+	for i := range 3 {
+		config := fmt.Sprintf("ext-%d", i)
+		c.SetMaxAge(config, time.Hour)
+		c.Forget(config)
+		c.SetMaxAge(config, 0)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.epoch) != 0 || len(c.maxAge) != 0 {
+		t.Errorf("after every config went off: %d epochs and %d max ages kept, want none", len(c.epoch), len(c.maxAge))
 	}
 }
