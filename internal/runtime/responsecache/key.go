@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
@@ -69,7 +70,7 @@ func normalise(call Call, req runtimehooksv1.RequestObject) (request, error) {
 		}
 		for i := range r.Items {
 			item := &r.Items[i]
-			n, err := normalItemOf(item.HolderReference, item.Object.Raw, item.Variables)
+			n, err := normalItemOf(item.HolderReference, item.Object, item.Variables)
 			if err != nil {
 				return request{}, err
 			}
@@ -89,7 +90,7 @@ func normalise(call Call, req runtimehooksv1.RequestObject) (request, error) {
 			if item == nil {
 				return request{}, fmt.Errorf("%w: an item is nil", errUncacheable)
 			}
-			n, err := normalItemOf(item.HolderReference, item.Object.Raw, item.Variables)
+			n, err := normalItemOf(item.HolderReference, item.Object, item.Variables)
 			if err != nil {
 				return request{}, err
 			}
@@ -114,14 +115,19 @@ func normalise(call Call, req runtimehooksv1.RequestObject) (request, error) {
 	return out, nil
 }
 
-func normalItemOf(holder runtimehooksv1.HolderReference, object []byte, variables []runtimehooksv1.Variable) (normalItem, error) {
+func normalItemOf(holder runtimehooksv1.HolderReference, object runtime.RawExtension, variables []runtimehooksv1.Variable) (normalItem, error) {
 	// Every field of the reference counts, the field path included: it is
 	// what tells a holder's several templates apart.
 	h, err := json.Marshal(holder)
 	if err != nil {
 		return normalItem{}, fmt.Errorf("%w: %v", errUncacheable, err)
 	}
-	obj, err := canonicalJSON(object)
+	if object.Raw == nil && object.Object != nil {
+		// Sent as Object's encoding, which the key does not read. Cluster
+		// API always sets Raw; anyone else's request goes uncached.
+		return normalItem{}, fmt.Errorf("%w: object of %s is given as a Go object, not raw JSON", errUncacheable, h)
+	}
+	obj, err := canonicalJSON(object.Raw)
 	if err != nil {
 		return normalItem{}, fmt.Errorf("%w: object of %s: %v", errUncacheable, h, err)
 	}

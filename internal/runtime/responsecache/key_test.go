@@ -275,6 +275,9 @@ func TestNormalise_RefusesWhatItCannotKeySoundly(t *testing.T) {
 		{"an object that is not JSON", &runtimehooksv1.GeneratePatchesRequest{Items: []runtimehooksv1.GeneratePatchesRequestItem{
 			{UID: "1", HolderReference: holder, Object: runtime.RawExtension{Raw: []byte(`{`)}},
 		}}},
+		{"an object given as a Go object, not raw JSON", &runtimehooksv1.GeneratePatchesRequest{Items: []runtimehooksv1.GeneratePatchesRequestItem{
+			{UID: "1", HolderReference: holder, Object: runtime.RawExtension{Object: &runtimehooksv1.GeneratePatchesRequest{}}},
+		}}},
 		{"a nil ValidateTopology item", &runtimehooksv1.ValidateTopologyRequest{Items: []*runtimehooksv1.ValidateTopologyRequestItem{nil}}},
 		{"another hook", &runtimehooksv1.DiscoverVariablesRequest{}},
 	}
