@@ -112,8 +112,11 @@ func New(opts Options) (*Client, error) {
 	if c.maxResponseBytes <= 0 {
 		c.maxResponseBytes = DefaultMaxResponseBytes
 	}
-	if (opts.ClientCertFile == "") != (opts.ClientKeyFile == "") {
-		return nil, errors.New("a client certificate needs both its certificate file and its key file")
+	switch {
+	case opts.ClientCertFile != "" && opts.ClientKeyFile == "":
+		return nil, fmt.Errorf("a client certificate needs both its certificate file and its key file: only the certificate file %s is given", opts.ClientCertFile)
+	case opts.ClientCertFile == "" && opts.ClientKeyFile != "":
+		return nil, fmt.Errorf("a client certificate needs both its certificate file and its key file: only the key file %s is given", opts.ClientKeyFile)
 	}
 	if opts.ClientCertFile != "" {
 		watcher, err := certwatcher.New(opts.ClientCertFile, opts.ClientKeyFile)

@@ -218,8 +218,8 @@ func TestNew_RefusesHalfAClientCertificate(t *testing.T) {
 		opts Options
 		want string // the whole error
 	}{
-		{"cert only", Options{ClientCertFile: certFile}, half},
-		{"key only", Options{ClientKeyFile: keyFile}, half},
+		{"cert only", Options{ClientCertFile: certFile}, half + ": only the certificate file " + certFile + " is given"},
+		{"key only", Options{ClientKeyFile: keyFile}, half + ": only the key file " + keyFile + " is given"},
 		{"a key where the certificate goes", Options{ClientCertFile: keyFile, ClientKeyFile: keyFile},
 			"load client certificate " + keyFile + ": tls: failed to find certificate PEM data in certificate input, but did find a private key; PEM inputs may have been switched"},
 		{"another certificate's key", Options{ClientCertFile: certFile, ClientKeyFile: otherKeyFile},
