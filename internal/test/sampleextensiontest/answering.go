@@ -4,10 +4,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"testing"
 
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 )
 
@@ -31,10 +33,9 @@ func Answering(t testing.TB, code int, body string) runtimev1.ClientConfig {
 // that was free a moment ago.
 func UnreachableURL(t testing.TB) string {
 	t.Helper()
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := localcluster.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closed.Close()
-	return "https://" + closed.Addr().String()
+	return "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 }
