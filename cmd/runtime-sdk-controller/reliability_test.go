@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
+	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmetest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
+)
+
+// RELIABILITY.md's figures that come from a flag default or a constant
+// must be that default or constant: changing either side fails here.
+func TestRELIABILITY_FiguresAreTheFlagDefaultsAndConstants(t *testing.T) {
+	doc := reliabilityText(t)
+	o, err := parseFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		// pattern finds the figures in the text, whose lines are joined
+		// by one space; every occurrence is checked.
+		pattern string
+		want    []any
+	}{
+		{"kube-api-qps and -burst", "`--kube-api-qps` and `--kube-api-burst` \\(([\\d,]+) and ([\\d,]+) by default",
+			[]any{int64(o.kubeAPIQPS), int64(o.kubeAPIBurst)}},
+		{"client-go's QPS without the flag", "left runtime-sdk-controller at client-go's ([\\d,]+) QPS",
+			[]any{int64(rest.DefaultQPS)}},
+		{"max-response-bytes", "`--max-response-bytes` \\((\\d+ [KM]iB)",
+			[]any{o.manager.RuntimeClient.MaxResponseBytes}},
+		{"what an extension can send", "Send at most (\\d+ [KM]iB) in an HTTP 200 answer \\(`--max-response-bytes`; the drop-in core-manager has no such flag and keeps (\\d+ [KM]iB)\\)",
+			[]any{o.manager.RuntimeClient.MaxResponseBytes, int64(runtimeclient.DefaultMaxResponseBytes)}},
+		{"variables cache bound", "`--variables-cache-max-entries`, default ([\\d,]+); the drop-in core-manager has no such flag and keeps ([\\d,]+)\\)",
+			[]any{int64(o.manager.VariablesCacheMaxEntries), int64(callcache.DefaultMaxEntries)}},
+		{"variables cache bound, in memory", "`--variables-cache-max-entries`, ([\\d,]+) by default",
+			[]any{int64(o.manager.VariablesCacheMaxEntries)}},
+		{"variables cache at worst", "at worst ([\\d,]+) × the (\\d+ [KM]iB) response limit, with both defaults",
+			[]any{int64(o.manager.VariablesCacheMaxEntries), o.manager.RuntimeClient.MaxResponseBytes}},
+		{"schema validation results", "schema validation results, only for the variables ClusterClasses hold, at most ([\\d,]+);",
+			[]any{int64(variableschema.DefaultMaxEntries)}},
+		{"renew deadline", "`--leader-election-renew-deadline` \\((\\d+ s);",
+			[]any{o.manager.RenewDeadline}},
+		{"handler timeout", "the handler's `timeoutSeconds` \\((\\d+ s) by default\\)",
+			[]any{time.Duration(runtimehooksv1.DefaultHandlersTimeoutSeconds) * time.Second}},
+		{"discovery timeout", "`--discovery-timeout` \\((\\d+ s) by default; the drop-in core-manager has no such flag and keeps (\\d+ s)\\)",
+			[]any{o.manager.RuntimeClient.DiscoveryTimeout, runtimeclient.DefaultTimeout}},
+		{"verbosity cap", "Verbosity is capped at (\\d+),",
+			[]any{int64(logcap.MaxVerbosity)}},
+		{"failure sharing backoff", "answers the same request for a backoff \\((\\d+ ms), doubling to (\\d+ s), cleared by a success",
+			[]any{callcache.DefaultFailureBackoff, callcache.DefaultMaxFailureBackoff}},
+		{"failure backoff an extension sees", "no sooner than its failure backoff \\(([\\d.]+ m?s) doubling to (\\d+ s)\\)",
+			[]any{callcache.DefaultFailureBackoff, callcache.DefaultMaxFailureBackoff}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, got := range reliabilityFigures(t, doc, c.pattern) {
+				if len(got) != len(c.want) {
+					t.Fatalf("%q: %d figures, want %d", c.pattern, len(got), len(c.want))
+				}
+				for i, want := range c.want {
+					if g := figureAs(t, got[i], want); g != want {
+						t.Errorf("RELIABILITY.md says %s (%v) where the code has %v", got[i], g, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The retry backoff RELIABILITY.md derives its bounds from is
+// controller-runtime's default for a controller's priority queue, which
+// the managers leave as it is: per item, from a first delay doubling to a
+// cap, with no overall rate limit on top.
+func TestRELIABILITY_RetryBackoffIsControllerRuntimesDefault(t *testing.T) {
+	got := reliabilityFigures(t, reliabilityText(t), "priority queue retries a failed ClusterClass after (\\d+ ms), doubling to (\\d+ s), and keeps no overall rate limit")
+	first, limit := parseFigureDuration(t, got[0][0]), parseFigureDuration(t, got[0][1])
+
+	c, err := controller.NewUnmanaged("reliability", controller.Options{
+		Reconciler: reconcile.Func(func(_ context.Context, _ reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The defaulted limiter is an exported field of controller-runtime's
+	// internal controller type.
+	field := reflect.ValueOf(c).Elem().FieldByName("RateLimiter")
+	if !field.IsValid() {
+		t.Fatalf("%T has no RateLimiter field", c)
+	}
+	limiter, ok := field.Interface().(workqueue.TypedRateLimiter[reconcile.Request])
+	if !ok || limiter == nil {
+		t.Fatalf("RateLimiter is %T", field.Interface())
+	}
+	// An overall rate limit would delay the first retry of some of many
+	// items beyond the first delay.
+	for i := range 1000 {
+		item := reconcile.Request{}
+		item.Name = strconv.Itoa(i)
+		if d := limiter.When(item); d != first {
+			t.Fatalf("first retry of item %d after %v; RELIABILITY.md says %v and no overall limit", i, d, first)
+		}
+	}
+	item := reconcile.Request{}
+	item.Name = "0"
+	want := first
+	for range 40 {
+		want = min(2*want, limit)
+		if d := limiter.When(item); d != want {
+			t.Fatalf("a retry after %v, want %v (RELIABILITY.md: %v doubling to %v)", d, want, first, limit)
+		}
+	}
+	if want != limit {
+		t.Fatalf("never reached %v", limit)
+	}
+}
+
+// reliabilityText is RELIABILITY.md with every run of white space, line
+// breaks included, made one space.
+func reliabilityText(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(readmetest.Path()), "RELIABILITY.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(strings.Fields(string(data)), " ")
+}
+
+// reliabilityFigures are the submatches of every match of pattern; none
+// fails t, as the sentence that carried the figure has changed.
+func reliabilityFigures(t *testing.T, doc, pattern string) [][]string {
+	t.Helper()
+	var figures [][]string
+	for _, m := range regexp.MustCompile(pattern).FindAllStringSubmatch(doc, -1) {
+		figures = append(figures, m[1:])
+	}
+	if len(figures) == 0 {
+		t.Fatalf("RELIABILITY.md has nothing matching %q", pattern)
+	}
+	return figures
+}
+
+// figureAs reads a figure as the type of want: an int64 count ("10,000")
+// or size ("32 MiB"), or a time.Duration ("0.5 s", "500 ms").
+func figureAs(t *testing.T, figure string, want any) any {
+	t.Helper()
+	switch want.(type) {
+	case time.Duration:
+		return parseFigureDuration(t, figure)
+	case int64:
+		number, unit, _ := strings.Cut(figure, " ")
+		n, err := strconv.ParseInt(strings.ReplaceAll(number, ",", ""), 10, 64)
+		if err != nil {
+			t.Fatalf("figure %q: %v", figure, err)
+		}
+		switch unit {
+		case "":
+		case "KiB":
+			n <<= 10
+		case "MiB":
+			n <<= 20
+		default:
+			t.Fatalf("figure %q: unit %q", figure, unit)
+		}
+		return n
+	}
+	t.Fatalf("no reading of figures as %T", want)
+	return nil
+}
+
+// parseFigureDuration reads "500 ms", "0.5 s" or "10 s".
+func parseFigureDuration(t *testing.T, figure string) time.Duration {
+	t.Helper()
+	d, err := time.ParseDuration(strings.ReplaceAll(figure, " ", ""))
+	if err != nil {
+		t.Fatalf("figure %q: %v", figure, err)
+	}
+	return d
+}

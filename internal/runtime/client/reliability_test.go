@@ -1,0 +1,53 @@
+package client
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmetest"
+)
+
+// RELIABILITY.md's figures that come from this package's unexported
+// constants must be those constants: changing either side fails here.
+func TestRELIABILITY_FiguresAreTheClientsConstants(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(readmetest.Path()), "RELIABILITY.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lines are wrapped anywhere: every run of white space is one space.
+	doc := strings.Join(strings.Fields(string(data)), " ")
+	for _, c := range []struct {
+		name, pattern string
+		// want is the constant in the figure's unit.
+		want int64
+	}{
+		{"unused transport dropped, what changed", "drops the transport of a CA bundle that no call has used for (\\d+) minutes", int64(transportTTL / time.Minute)},
+		{"unused transport dropped, in memory", "one connection pool per distinct bundle, dropped once no call used it for (\\d+) minutes", int64(transportTTL / time.Minute)},
+		{"error body read", "another answer's up to (\\d+) KiB, for its error message", errorBodyBytes >> 10},
+		{"snippet in a condition", "reaches a condition as at most (\\d+) bytes", maxSnippetBytes},
+		{"snippet in the log", "quote at most (\\d+) printable bytes of what it said", maxSnippetBytes},
+		{"snippet an extension can place", "Put at most (\\d+) printable bytes of its own words into a condition", maxSnippetBytes},
+		{"200 answer bound", "read up to `--max-response-bytes` \\((\\d+) MiB", DefaultMaxResponseBytes >> 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			matches := regexp.MustCompile(c.pattern).FindAllStringSubmatch(doc, -1)
+			if len(matches) == 0 {
+				t.Fatalf("RELIABILITY.md has nothing matching %q", c.pattern)
+			}
+			for _, m := range matches {
+				if got, err := strconv.ParseInt(m[1], 10, 64); err != nil || got != c.want {
+					t.Errorf("RELIABILITY.md says %q where the code has %d", m[0], c.want)
+				}
+			}
+		})
+	}
+	// The constants are whole units, so the figures above are exact.
+	if transportTTL%time.Minute != 0 || errorBodyBytes%(1<<10) != 0 || DefaultMaxResponseBytes%(1<<20) != 0 {
+		t.Errorf("transportTTL %v, errorBodyBytes %d, DefaultMaxResponseBytes %d: not whole minutes, KiB and MiB", transportTTL, errorBodyBytes, DefaultMaxResponseBytes)
+	}
+}
