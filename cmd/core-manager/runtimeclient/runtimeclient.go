@@ -55,12 +55,17 @@ func (c *Client) WarmUp(list *runtimev1.ExtensionConfigList) error {
 		return errors.New("failed to warm up registry: invalid operation: WarmUp cannot be called on a registry which has already been warmed up")
 	}
 	c.registry.Sync(list.Items)
+	// Cluster API calls it with the leader's own list: the registry is
+	// then as a fresh start builds it.
 	c.registry.MarkReady()
+	c.registry.MarkSynced()
 	return nil
 }
 
-// IsReady reports whether the registry has been warmed up.
-func (c *Client) IsReady() bool { return c.registry.IsReady() }
+// IsReady reports whether calls may be made: the registry was warmed up
+// and, as Cluster API's warm-up runs only on the leader, rebuilt by this
+// replica as leader.
+func (c *Client) IsReady() bool { return c.registry.Current() == nil }
 
 // Discover runs Discovery and returns a copy of ext whose status lists the
 // handlers under their full HANDLER.EXTENSIONCONFIG names.
@@ -112,9 +117,11 @@ func (c *Client) GetAllExtensions(ctx context.Context, hook runtimecatalog.Hook,
 	if err != nil {
 		return nil, fmt.Errorf("failed to get extension handlers for hook %q: failed to compute GroupVersionHook: %w", hookName, err)
 	}
-	if !c.registry.IsReady() {
-		return nil, fmt.Errorf("failed to get extension handlers for hook %q: failed to list extension handlers for GroupHook %q: invalid operation: List cannot be called on a registry which has not been warmed up",
-			gvh.GroupHook(), gvh.GroupHook().String())
+	// A registry that is not current could leave out a config this
+	// replica never saw, and a blocking hook with no handler passes.
+	if err := c.registry.Current(); err != nil {
+		return nil, fmt.Errorf("failed to get extension handlers for hook %q: failed to list extension handlers for GroupHook %q: invalid operation: List cannot be called on a registry which has not been warmed up: %w",
+			gvh.GroupHook(), gvh.GroupHook().String(), err)
 	}
 	handlers := c.registry.ByHook(gvh.GroupHook())
 	sort.Slice(handlers, func(i, j int) bool { return handlers[i].Name < handlers[j].Name })
@@ -209,8 +216,8 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 	if err := cat.ValidateResponse(gvh, response); err != nil {
 		return fmt.Errorf("failed to call extension handler %q: response object is invalid for hook %q: %w", name, gvh, err)
 	}
-	if !c.registry.IsReady() {
-		return fmt.Errorf("failed to call extension handler %q: failed to get extension handler %q from registry: invalid operation: Get cannot be called on a registry not yet ready", name, name)
+	if err := c.registry.Current(); err != nil {
+		return fmt.Errorf("failed to call extension handler %q: failed to get extension handler %q from registry: invalid operation: Get cannot be called on a registry not yet ready: %w", name, name, err)
 	}
 	h, ok := c.registry.Get(name)
 	if !ok {

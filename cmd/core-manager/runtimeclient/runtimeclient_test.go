@@ -2,6 +2,7 @@ package runtimeclient
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func TestClient_BeforeWarmUpCallersSeeClusterAPIsNotReadyErrors(t *testing.T) {
 	}
 	err := r.client.CallExtension(ctx, runtimehooksv1.DiscoverVariables, classIn("default"), "discover-variables.sizing",
 		&runtimehooksv1.DiscoverVariablesRequest{}, &runtimehooksv1.DiscoverVariablesResponse{})
-	want := `failed to call extension handler "discover-variables.sizing": failed to get extension handler "discover-variables.sizing" from registry: invalid operation: Get cannot be called on a registry not yet ready`
+	want := `failed to call extension handler "discover-variables.sizing": failed to get extension handler "discover-variables.sizing" from registry: invalid operation: Get cannot be called on a registry not yet ready: ` + registry.ErrNotCurrent.Error()
 	if err == nil || err.Error() != want {
 		t.Errorf("CallExtension before WarmUp: %v, want %s", err, want)
 	}
@@ -198,5 +199,51 @@ func TestClient_CallAllExtensionsAggregatesEveryAdmittedHandler(t *testing.T) {
 	}
 	if got := r.extension.Server.Calls()["GeneratePatches/"+sampleextension.GeneratePatchesHandler]; got != 1 {
 		t.Errorf("GeneratePatches served %d calls, want 1", got)
+	}
+}
+
+// A standby warms its registry up at start and later leads. Until it has
+// rebuilt the registry from the ExtensionConfigs as they are then, a
+// config created meanwhile is missing from it, and a blocking hook with no
+// handler would aggregate to Success: every call fails instead, naming
+// why, so that Cluster API's reconciler retries.
+func TestClient_AStandbysWarmRegistryAnswersNoCallUntilRebuiltAsLeader(t *testing.T) {
+	calls, err := rtclient.New(rtclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry.New()
+	// What warm-up leaves on a standby: ready, holding what it listed at
+	// start, here nothing.
+	reg.MarkReady()
+	c := New(calls, reg, env.Client, nil)
+	ctx := context.Background()
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "c"}}
+	callBeforeClusterCreate := func() error {
+		return c.CallAllExtensions(ctx, runtimehooksv1.BeforeClusterCreate, cluster,
+			&runtimehooksv1.BeforeClusterCreateRequest{Cluster: *cluster}, &runtimehooksv1.BeforeClusterCreateResponse{})
+	}
+
+	if c.IsReady() {
+		t.Error("IsReady before the rebuild as leader")
+	}
+	if err := callBeforeClusterCreate(); !errors.Is(err, registry.ErrNotCurrent) {
+		t.Errorf("BeforeClusterCreate from a standby's registry: %v, want an error wrapping %q", err, registry.ErrNotCurrent)
+	}
+	refused := errors.New(`extensionconfigs.runtime.cluster.x-k8s.io is forbidden: User "core-manager" cannot list resource "extensionconfigs"`)
+	reg.SetSyncError(refused)
+	if err := callBeforeClusterCreate(); !errors.Is(err, refused) {
+		t.Errorf("BeforeClusterCreate while the leader's list is refused: %v, want it to name the refusal", err)
+	}
+	if _, err := c.GetAllExtensions(ctx, runtimehooksv1.GeneratePatches, classIn("default")); !errors.Is(err, refused) {
+		t.Errorf("GetAllExtensions while the leader's list is refused: %v, want it to name the refusal", err)
+	}
+
+	reg.MarkSynced()
+	if !c.IsReady() {
+		t.Error("not IsReady after the rebuild as leader")
+	}
+	if err := callBeforeClusterCreate(); err != nil {
+		t.Errorf("BeforeClusterCreate with no handler once current: %v, want Success", err)
 	}
 }

@@ -2,6 +2,7 @@ package extensionconfig
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -38,7 +39,7 @@ func (w *warmup) NeedLeaderElection() bool { return false }
 // and returns. It never returns an error: that would stop the manager.
 func (w *warmup) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("warmup")
-	list, ok := listExtensionConfigs(ctx, log, w.reader)
+	list, ok := listExtensionConfigs(ctx, log, w.reader, func(error) {})
 	if !ok {
 		return nil
 	}
@@ -85,7 +86,12 @@ func (s *leaderSync) Start(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	}
-	list, ok := listExtensionConfigs(ctx, log, s.reader)
+	// Until the list succeeds every extension call fails, naming why
+	// (registry.Current): a call from the standby's registry could skip a
+	// blocking hook of a config it never saw.
+	list, ok := listExtensionConfigs(ctx, log, s.reader, func(err error) {
+		s.registry.SetSyncError(fmt.Errorf("list ExtensionConfigs: %w", err))
+	})
 	if !ok {
 		return nil
 	}
@@ -98,9 +104,10 @@ func (s *leaderSync) Start(ctx context.Context) error {
 	return nil
 }
 
-// listExtensionConfigs lists until the apiserver answers, with backoff; it
-// reports false only when ctx ends first.
-func listExtensionConfigs(ctx context.Context, log logr.Logger, reader client.Reader) (*runtimev1.ExtensionConfigList, bool) {
+// listExtensionConfigs lists until the apiserver answers, with backoff,
+// handing each failure to failed; it reports false only when ctx ends
+// first.
+func listExtensionConfigs(ctx context.Context, log logr.Logger, reader client.Reader, failed func(error)) (*runtimev1.ExtensionConfigList, bool) {
 	backoff := 100 * time.Millisecond
 	for {
 		list := &runtimev1.ExtensionConfigList{}
@@ -108,12 +115,15 @@ func listExtensionConfigs(ctx context.Context, log logr.Logger, reader client.Re
 		if err == nil {
 			return list, true
 		}
+		failed(err)
 		log.Error(err, "list ExtensionConfigs; retrying", "in", backoff)
 		select {
 		case <-ctx.Done():
 			return nil, false
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 10*time.Second)
+		// Every extension call waits for the leader's list: retry at
+		// Cluster API's warm-up interval, not slower.
+		backoff = min(2*backoff, 2*time.Second)
 	}
 }

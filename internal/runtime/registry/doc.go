@@ -10,5 +10,8 @@
 //
 // The registry reports ready only after warm-up has registered every
 // ExtensionConfig known at start, so no ClusterClass reconcile mistakes a
-// not-yet-loaded handler for a missing one.
+// not-yet-loaded handler for a missing one. It is current only once the
+// replica that leads has rebuilt it from the ExtensionConfigs as they are
+// then (Current): every extension call waits for that, since a standby's
+// registry is as old as its start.
 package registry

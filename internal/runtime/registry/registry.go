@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
@@ -65,6 +66,9 @@ type Registry struct {
 	byConfig map[string][]string
 	ready    gate
 	synced   gate
+	// syncErr is why the rebuild as leader has not finished, when it has
+	// failed at least once; guarded by mu.
+	syncErr error
 
 	subMu       sync.Mutex
 	nextSub     int
@@ -287,12 +291,48 @@ func (r *Registry) Ready() <-chan struct{} { return r.ready.ch }
 
 // MarkSynced records that the registry was rebuilt from the apiserver
 // after this replica became leader. It is idempotent.
-func (r *Registry) MarkSynced() { r.synced.open() }
+func (r *Registry) MarkSynced() {
+	r.mu.Lock()
+	r.syncErr = nil
+	r.mu.Unlock()
+	r.synced.open()
+}
 
 // Synced is closed once the registry was rebuilt as leader: a replica that
 // warmed up long before it took over must not reconcile against the
 // registrations it loaded then.
 func (r *Registry) Synced() <-chan struct{} { return r.synced.ch }
+
+// SetSyncError records why the rebuild as leader has not finished yet (a
+// list of ExtensionConfigs that kube-apiserver refused or did not answer),
+// for Current to name.
+func (r *Registry) SetSyncError(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.syncErr = err
+}
+
+// ErrNotCurrent is what Current wraps while this replica cannot vouch for
+// its registrations.
+var ErrNotCurrent = errors.New("the handler registry is not current: this replica has not rebuilt it from the ExtensionConfigs since it took the lead")
+
+// Current returns nil once the registry was rebuilt as leader, and
+// otherwise an error wrapping ErrNotCurrent that names the last failure of
+// the rebuild, if any. Every extension call checks it: a standby's
+// registry is only as fresh as its start-up list, and a call made from it
+// could skip a hook whose config it never saw, or send old settings.
+func (r *Registry) Current() error {
+	if r.synced.isOpen() {
+		return nil
+	}
+	r.mu.RLock()
+	cause := r.syncErr
+	r.mu.RUnlock()
+	if cause == nil {
+		return ErrNotCurrent
+	}
+	return fmt.Errorf("%w: %w", ErrNotCurrent, cause)
+}
 
 // gate is a channel closed once, for waiting on a one-time event.
 type gate struct {
