@@ -31,6 +31,10 @@ type Controllers struct {
 	// RediscoveryInterval is how often a healthy ExtensionConfig is
 	// discovered again.
 	RediscoveryInterval time.Duration
+	// DiscoverOnEveryChange runs Discovery on every create and every
+	// change of an ExtensionConfig that Cluster API's controller runs it
+	// for (extensionconfig.Reconciler.DiscoverOnEveryChange).
+	DiscoverOnEveryChange bool
 	// VariablesCacheMaxAge expires cached DiscoverVariables answers on top
 	// of invalidation by registration changes; zero keeps them until then.
 	VariablesCacheMaxAge time.Duration
@@ -123,14 +127,15 @@ func addExtensionConfigs(ctx context.Context, mgr ctrl.Manager, opts Controllers
 	runtimeClient *runtimeclient.Client, controllerOptions controller.Options,
 ) error {
 	extensionConfigs := &extensionconfig.Reconciler{
-		Client:              mgr.GetClient(),
-		APIReader:           mgr.GetAPIReader(),
-		Discoverer:          runtimeClient,
-		Registry:            reg,
-		RediscoveryInterval: opts.RediscoveryInterval,
-		SecretMetadata:      opts.SecretMetadata,
-		WatchFilterValue:    opts.WatchFilterValue,
-		ResponseCache:       opts.ResponseCache,
+		Client:                mgr.GetClient(),
+		APIReader:             mgr.GetAPIReader(),
+		Discoverer:            runtimeClient,
+		Registry:              reg,
+		RediscoveryInterval:   opts.RediscoveryInterval,
+		DiscoverOnEveryChange: opts.DiscoverOnEveryChange,
+		SecretMetadata:        opts.SecretMetadata,
+		WatchFilterValue:      opts.WatchFilterValue,
+		ResponseCache:         opts.ResponseCache,
 	}
 	ecOptions := controllerOptions
 	ecOptions.MaxConcurrentReconciles = opts.ExtensionConfigConcurrency
@@ -143,9 +148,18 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, 
 	if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	log := ctrl.LoggerFrom(ctx).WithName("variables-cache")
 	variablesCache := callcache.New[[]clusterv1.ClusterClassVariable](callcache.Options{
+		// MaxBytes is callcache.DefaultMaxBytes: what it holds does not
+		// depend on the number of ClusterClasses, only on the extensions.
 		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
 		Equal: func(a, b any) bool { return equality.Semantic.DeepEqual(a, b) },
+		// Rare, and each costs a call per reconcile that needs the answer:
+		// worth a line every time.
+		Oversize: func(handler string, weight int64) {
+			log.Info("DiscoverVariables answer not cached: it holds more memory than the whole cache may, so every reconcile that needs it calls the extension again; make the extension answer with fewer or smaller variables",
+				"handler", handler, "bytes", weight, "maxBytes", callcache.DefaultMaxBytes)
+		},
 	})
 	clusterClasses := &clusterclass.Reconciler{
 		Client:    mgr.GetClient(),

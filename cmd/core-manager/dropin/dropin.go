@@ -366,8 +366,10 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 			ClientKeyFile:  a.o.RuntimeExtensionClientKeyFile,
 			Observe:        runtimeclient.Observe,
 		},
-		// Cluster API discovers every ExtensionConfig again at each resync.
+		// Cluster API discovers every ExtensionConfig again at each resync,
+		// and on every change a user or another writer makes.
 		RediscoveryInterval:        a.o.SyncPeriod,
+		DiscoverOnEveryChange:      true,
 		VariablesCacheMaxAge:       variablesCacheMaxAge,
 		ClusterClassConcurrency:    *a.o.Concurrency["clusterclass"],
 		ExtensionConfigConcurrency: *a.o.Concurrency["extensionconfig"],

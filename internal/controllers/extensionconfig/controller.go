@@ -86,6 +86,16 @@ type Reconciler struct {
 	// ResponsesCachedCondition. The drop-in core manager sets it for its
 	// runtime client; nil leaves the annotation unread.
 	ResponseCache ResponseCachePolicy
+	// DiscoverOnEveryChange runs Discovery when Cluster API's controller
+	// runs it for anything a user does: every create (and so every config
+	// on taking the lead), every update of the spec, labels or
+	// annotations, and every status another writer changed. Users and
+	// tools rely on it: `kubectl annotate` to refresh, Helm and Argo CD
+	// checksum annotations on every deploy. Our own status writes, our
+	// caBundle injection and resyncs run none, nor call anything. The
+	// drop-in sets it to be Cluster API with the index; without it,
+	// Discovery runs only when what its answer depends on changes.
+	DiscoverOnEveryChange bool
 
 	writes objstatus.Writes
 	// discovered holds, by config name, the inputs and time of its last
@@ -97,6 +107,10 @@ type Reconciler struct {
 	// is writing into the spec. That reconcile discovers with it, so the
 	// update event of its own write needs no second one.
 	injecting sync.Map
+	// With DiscoverOnEveryChange: discoveryAsked holds, by config name,
+	// the events that asked for Discovery and no reconcile has run it for
+	// yet; settled holds the status each config's last reconcile left.
+	discoveryAsked, settled sync.Map
 }
 
 // +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs,verbs=get;list;watch;patch
@@ -122,18 +136,22 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	secret := &metav1.PartialObjectMetadata{}
 	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	// Status writes (ours included), resyncs, and labels and annotations a
+	// reconcile does not read change nothing it does; re-discovery runs on
+	// the interval.
+	events := builder.WithPredicates(predicate.Or(
+		predicate.GenerationChangedPredicate{},
+		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return reconciledAnnotationChanged(e.ObjectOld, e.ObjectNew) }},
+		// A config moved to or from this manager's watch filter.
+		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return watchfilter.LabelChanged(e.ObjectOld, e.ObjectNew) }}),
+		predicate.Funcs{UpdateFunc: r.notOwnInjection})
+	if r.DiscoverOnEveryChange {
+		events = builder.WithPredicates(r.everyChangePredicate())
+	}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("extensionconfig").
 		WithOptions(options).
-		// Status writes (ours included), resyncs, and labels and annotations
-		// a reconcile does not read change nothing it does; re-discovery
-		// runs on the interval.
-		For(&runtimev1.ExtensionConfig{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{},
-			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return reconciledAnnotationChanged(e.ObjectOld, e.ObjectNew) }},
-			// A config moved to or from this manager's watch filter.
-			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return watchfilter.LabelChanged(e.ObjectOld, e.ObjectNew) }}),
-			predicate.Funcs{UpdateFunc: r.notOwnInjection})).
+		For(&runtimev1.ExtensionConfig{}, events).
 		WatchesRawSource(source.Kind(secretMetadata, secret, handler.TypedEnqueueRequestsFromMapFunc(r.configsForSecret))).
 		Complete(r)
 	if err != nil {
@@ -205,6 +223,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, ext); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writes.Forget(req.NamespacedName)
+			r.settled.Delete(req.Name)
 			r.forgetConfig(req.Name)
 			r.Registry.Unregister(req.Name)
 			// Its Discovery calls are counted under its name.
@@ -230,37 +249,51 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	before := ext.DeepCopy()
 	defer func() {
+		r.settle(ext)
 		if err := objstatus.Patch(ctx, &r.writes, r.Client, before, ext, statusOf); err != nil {
 			reterr = errors.Join(reterr, err)
+			return
 		}
+		r.settle(ext)
 	}()
 
 	if objstatus.SetPaused(ext, "ExtensionConfig") {
 		// Unpausing discovers again, as Cluster API's controller does.
 		r.forgetConfig(ext.Name)
 		r.reconcileResponseCache(ext, true)
-		return ctrl.Result{}, nil
+		// A fresh start registers what status records under the spec as
+		// it is, paused or not; so does a change made while paused.
+		return ctrl.Result{}, r.registerRecorded(ctx, ext)
+	}
+	retryCA, caErr := r.reconcileCABundle(ctx, ext)
+	if ext.Generation != before.Generation {
+		// The injected caBundle moved the generation, and the event of
+		// that write is dropped as our own: the conditions set above
+		// observe the new one too.
+		objstatus.SetPaused(ext, "ExtensionConfig")
 	}
 	r.reconcileResponseCache(ext, false)
 
+	// From here on, whatever fails, the registry holds the handlers status
+	// records under the spec as it is now, as a fresh start would build
+	// it: a change of settings, URL, service, CA or selector takes effect,
+	// and voids the config's cached answers, while Discovery fails.
 	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
 		r.setNotDiscovered(ext, InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
 		// Only a spec change can fix it, and that triggers a reconcile.
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.registerRecorded(ctx, ext)
 	}
-	// Admission follows the selector at once, whatever the CA injection and
-	// Discovery do next.
-	r.Registry.SetSelector(ext.Name, ext.Spec.NamespaceSelector)
-	if retry, err := r.reconcileCABundle(ctx, ext); err != nil {
-		r.setNotDiscovered(ext, CAInjectionFailedReason, err.Error())
-		if retry {
+	if caErr != nil {
+		registerErr := r.registerRecorded(ctx, ext)
+		r.setNotDiscovered(ext, CAInjectionFailedReason, caErr.Error())
+		if retryCA {
 			// A read or write of kube-apiserver that failed may pass next
 			// time; a write may even have committed with its answer lost,
 			// and its event, taken for our own, dropped.
-			return ctrl.Result{}, err
+			return ctrl.Result{}, errors.Join(caErr, registerErr)
 		}
 		// The Secret watch brings us back when the Secret appears or changes.
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, registerErr
 	}
 	return r.reconcileDiscovery(ctx, ext)
 }
@@ -341,7 +374,8 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	if interval <= 0 {
 		interval = DefaultRediscoveryInterval
 	}
-	if remaining, fresh := r.discoveryFresh(ext, interval); fresh {
+	asked := r.DiscoverOnEveryChange && r.takeDiscoveryRequest(ext.Name)
+	if remaining, fresh := r.discoveryFresh(ext, interval); fresh && !asked {
 		// The settings or the selector may have changed: they take effect
 		// with the handlers status already records.
 		log.V(4).Info("Discovery skipped: its endpoint and CA are as they were for the last one", "nextDiscoveryIn", remaining)
@@ -358,10 +392,12 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	}
 	metrics.ObserveCall("Discovery", ext.Name, outcome, started)
 	if err != nil {
-		// Keep status.handlers and the registration: the last good answer
-		// is still the best one we have, and the condition says it is stale.
+		// Keep status.handlers: the last good answer is still the best one
+		// we have, and the condition says it is stale. They are registered
+		// under the spec as it is now, as a fresh start would.
+		registerErr := r.registerRecorded(ctx, ext)
 		r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
-		return ctrl.Result{}, fmt.Errorf("discover %s: %w", ext.Name, err)
+		return ctrl.Result{}, errors.Join(fmt.Errorf("discover %s: %w", ext.Name, err), registerErr)
 	}
 	// Status records each handler under its full name, as Cluster API does:
 	// its warm-up, and anything else reading status, expects that name.
@@ -379,15 +415,27 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 // register registers the handlers ext's status records and marks it
 // Discovered.
 func (r *Reconciler) register(ctx context.Context, ext *runtimev1.ExtensionConfig) error {
-	log := ctrl.LoggerFrom(ctx)
-	changed, skipped, err := r.Registry.Register(ext)
-	logSkipped(log, ext.Name, skipped)
-	if err != nil {
+	if err := r.registerRecorded(ctx, ext); err != nil {
 		r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
 		return err
 	}
 	objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionTrue, runtimev1.ExtensionConfigDiscoveredReason, "")
 	objstatus.SetV1Beta1Condition(ext, runtimev1.RuntimeExtensionDiscoveredV1Beta1Condition, corev1.ConditionTrue, "", "", "")
+	return nil
+}
+
+// registerRecorded registers the handlers ext's status records under its
+// spec as it is, and leaves the conditions alone. Recorded handlers that
+// cannot be registered at all (an apiVersion that does not parse) leave
+// the config with none, as warm-up leaves it.
+func (r *Reconciler) registerRecorded(ctx context.Context, ext *runtimev1.ExtensionConfig) error {
+	log := ctrl.LoggerFrom(ctx)
+	changed, skipped, err := r.Registry.Register(ext)
+	logSkipped(log, ext.Name, skipped)
+	if err != nil {
+		r.Registry.Unregister(ext.Name)
+		return fmt.Errorf("register the handlers status records: %w", err)
+	}
 	log.V(4).Info("registered", "handlers", len(ext.Status.Handlers), "changedHandlers", changed)
 	return nil
 }

@@ -68,6 +68,9 @@ type harnessOptions struct {
 	watchFilter string
 	// responseCache is the Reconciler's ResponseCache.
 	responseCache ResponseCachePolicy
+	// discoverOnEveryChange is the Reconciler's DiscoverOnEveryChange, the
+	// drop-in's setting.
+	discoverOnEveryChange bool
 }
 
 // startControllerWith is startController with more settings.
@@ -93,6 +96,7 @@ func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, redisco
 	r := &Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Discoverer: rc, Registry: reg,
 		RediscoveryInterval: rediscovery, WatchFilterValue: o.watchFilter, ResponseCache: o.responseCache,
+		DiscoverOnEveryChange: o.discoverOnEveryChange,
 	}
 	if o.secretCache {
 		c, err := cache.New(mgr.GetConfig(), cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})

@@ -127,28 +127,6 @@ func (r *Registry) Unregister(extensionConfig string) []extensionindex.Change {
 	return r.notify(extensionindex.Diff(before, nil))
 }
 
-// SetSelector applies a config's namespaceSelector to the handlers it has
-// registered, without waiting for Discovery: admission is not part of a
-// call, so a selector edited while the extension is down still takes effect.
-// It returns the changes (SelectorChanged, one per handler) and tells
-// subscribers, or returns none when the selector is the same.
-func (r *Registry) SetSelector(extensionConfig string, selector *metav1.LabelSelector) []extensionindex.Change {
-	r.mu.Lock()
-	before := r.statesOf(extensionConfig)
-	for _, name := range r.byConfig[extensionConfig] {
-		h := r.byName[name]
-		h.NamespaceSelector = selector.DeepCopy()
-		r.byName[name] = h
-	}
-	after := r.statesOf(extensionConfig)
-	r.mu.Unlock()
-	changes := extensionindex.Diff(before, after)
-	if len(changes) == 0 {
-		return nil
-	}
-	return r.notify(changes)
-}
-
 // Sync makes the registry hold exactly the handlers the given
 // ExtensionConfigs record: each is registered, and every config registered
 // before but absent from the list (deleted meanwhile) is unregistered. It

@@ -276,35 +276,6 @@ func TestSync_HoldsExactlyTheListedConfigs(t *testing.T) {
 	<-r.Synced()
 }
 
-func TestSetSelector_ChangesAdmissionOnlyAndOnlyWhenItDiffers(t *testing.T) {
-	r := New()
-	ext := extensionConfig("ext")
-	if _, _, err := r.Register(ext); err != nil {
-		t.Fatal(err)
-	}
-	before, _ := r.Get("discover.ext")
-	team := &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
-	changes := r.SetSelector("ext", team)
-	for _, c := range changes {
-		if c.Kind != extensionindex.SelectorChanged {
-			t.Errorf("%s: %s, want %s", c.Handler, c.Kind, extensionindex.SelectorChanged)
-		}
-	}
-	if got := names(changes); !reflect.DeepEqual(got, []string{"discover.ext", "patch.ext"}) {
-		t.Errorf("changes %v", got)
-	}
-	after, _ := r.Get("discover.ext")
-	if !reflect.DeepEqual(after.NamespaceSelector, team) || after.Fingerprint != before.Fingerprint {
-		t.Errorf("after SetSelector: selector %v, fingerprint changed %t", after.NamespaceSelector, after.Fingerprint != before.Fingerprint)
-	}
-	if again := r.SetSelector("ext", team.DeepCopy()); again != nil {
-		t.Errorf("the same selector again changed %v", names(again))
-	}
-	if none := r.SetSelector("unknown", team); none != nil {
-		t.Errorf("a config with no handlers changed %v", names(none))
-	}
-}
-
 func TestReady_OnlyAfterMarkReady(t *testing.T) {
 	r := New()
 	if r.IsReady() {

@@ -1,0 +1,170 @@
+package extensionconfig
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+)
+
+// changeLog keeps the registry's changes of one config, as the response
+// cache and the variables cache see them: each forgets the answers of a
+// handler whose fingerprint changed.
+type changeLog struct {
+	mu      sync.Mutex
+	changed map[string]int
+}
+
+func (l *changeLog) record(config string) func([]extensionindex.Change) {
+	return func(changes []extensionindex.Change) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for _, c := range changes {
+			if c.Kind == extensionindex.Changed && c.New.ExtensionConfig == config {
+				l.changed[c.Handler]++
+			}
+		}
+	}
+}
+
+func (l *changeLog) total() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, v := range l.changed {
+		n += v
+	}
+	return n
+}
+
+// freshRegistration is what a freshly started manager registers for a
+// config: the handlers its status records, under its spec as it is.
+func freshRegistration(t *testing.T, name string) []registry.Handler {
+	t.Helper()
+	fresh := registry.New()
+	if _, _, err := fresh.Register(getExtensionConfig(t, name)); err != nil {
+		t.Fatal(err)
+	}
+	return fresh.ForConfig(name)
+}
+
+// While an extension's Discovery fails, a change of its settings, its CA or
+// its URL still takes effect: the registry holds the recorded handlers under
+// the new spec, as a fresh start registers them, and every handler's
+// fingerprint changes, which voids its cached answers in both caches.
+func TestReconcile_SpecChangesTakeEffectWhileDiscoveryFails(t *testing.T) {
+	h := startController(t, runtimeclient.Options{}, 0)
+	ext := startExtension(t)
+	name := uniqueName("failing")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
+	waitDiscovered(t, name, metav1.ConditionTrue)
+	log := &changeLog{changed: map[string]int{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	h.registry.Subscribe(ctx, log.record(name))
+
+	// Discovery fails from now on; the rediscover annotation asks for one.
+	ext.Server.SetFaults("Discovery", sampleextension.Faults{ErrorRate: 1})
+	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
+		e.Annotations = map[string]string{RediscoverAnnotation: "1"}
+	})
+	waitDiscovered(t, name, metav1.ConditionFalse, "Discovery failed")
+
+	otherCA, _, _, err := sampleextension.SelfSignedCertificate([]string{"localhost"}, 48*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name   string
+		change func(*runtimev1.ExtensionConfig)
+		// failure is part of the Discovered message the change leads to.
+		failure string
+	}{
+		{"settings", func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"tier": "gold"} }, "Discovery failed"},
+		{"CA", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = otherCA }, "certificate"},
+		{"URL", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.URL = sampleextensiontest.UnreachableURL(t) }, "Discovery failed"},
+	}
+	for _, step := range steps {
+		changesBefore := log.total()
+		updateExtensionConfig(t, name, step.change)
+		polltest.Eventually(t, eventually, "the "+step.name+" change registered while Discovery fails", func() (bool, string) {
+			want, got := freshRegistration(t, name), h.registry.ForConfig(name)
+			if len(want) == 0 {
+				return false, "the config records no handlers"
+			}
+			if !reflect.DeepEqual(got, want) {
+				return false, fmt.Sprintf("registered %+v, a fresh start registers %+v", got, want)
+			}
+			return true, ""
+		})
+		waitDiscovered(t, name, metav1.ConditionFalse, step.failure)
+		if n := log.total() - changesBefore; n != len(h.registry.ForConfig(name)) {
+			t.Errorf("the %s change told the caches of %d changed handlers, want all %d", step.name, n, len(h.registry.ForConfig(name)))
+		}
+	}
+	if n := len(getExtensionConfig(t, name).Status.Handlers); n != 3 {
+		t.Errorf("failed Discovery left %d recorded handlers, want the 3 it last found", n)
+	}
+}
+
+// A CA rotated through the annotated Secret moves the generation with the
+// injected caBundle, and the event of that write is dropped as our own:
+// every condition still observes the new generation within seconds.
+func TestReconcile_ACARotationLeavesEveryConditionAtTheCurrentGeneration(t *testing.T) {
+	policy := &maxAges{got: map[string]time.Duration{}}
+	startControllerWith(t, runtimeclient.Options{}, 0, harnessOptions{responseCache: policy})
+	ext := startExtension(t)
+	ns := env.Namespace(t, nil)
+	name := uniqueName("rotate-gen")
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "extension-ca"},
+		Data:       map[string][]byte{"ca.crt": ext.CA},
+	}
+	if err := env.Client.Create(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL}, map[string]string{
+		runtimev1.InjectCAFromSecretAnnotation: ns + "/extension-ca",
+		ResponseCacheMaxAgeAnnotation:          "5m",
+	})
+	waitDiscovered(t, name, metav1.ConditionTrue)
+	generation := getExtensionConfig(t, name).Generation
+
+	otherCA, _, _, err := sampleextension.SelfSignedCertificate([]string{"localhost"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret.Data["ca.crt"] = append(append([]byte{}, ext.CA...), otherCA...)
+	if err := env.Client.Update(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+	// Within seconds: Cluster API's controller heals this as fast.
+	polltest.Eventually(t, 5*time.Second, "every condition at the generation of the rotated caBundle", func() (bool, string) {
+		got := getExtensionConfig(t, name)
+		if got.Generation == generation {
+			return false, "the caBundle is not injected yet"
+		}
+		if len(got.Status.Conditions) != 3 {
+			return false, fmt.Sprintf("conditions %+v, want Discovered, Paused and %s", got.Status.Conditions, ResponsesCachedCondition)
+		}
+		for _, c := range got.Status.Conditions {
+			if c.ObservedGeneration != got.Generation {
+				return false, fmt.Sprintf("%s observes generation %d of %d", c.Type, c.ObservedGeneration, got.Generation)
+			}
+		}
+		return true, ""
+	})
+}
