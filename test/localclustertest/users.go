@@ -33,10 +33,18 @@ const userCertificateLifetime = 365 * 24 * time.Hour
 // client configuration for a cluster-admin of its own name, so that the
 // audit log tells its requests apart from everyone else's.
 func User(c *localcluster.Cluster, name string) (kubeconfigPath string, config *rest.Config, err error) {
+	return UserInGroups(c, name, "system:masters")
+}
+
+// UserInGroups is User for a user in the given groups only, whose every
+// right comes from RBAC: without system:masters, which the apiserver's
+// bootstrap policy binds to cluster-admin, it may do nothing until a
+// binding names it or one of its groups.
+func UserInGroups(c *localcluster.Cluster, name string, groups ...string) (kubeconfigPath string, config *rest.Config, err error) {
 	if !userName.MatchString(name) {
 		return "", nil, fmt.Errorf("user name %q: want lower-case letters, digits and dashes", name)
 	}
-	certPEM, keyPEM, err := issueClusterAdmin(filepath.Join(c.Dir(), "pki"), name)
+	certPEM, keyPEM, err := issueUserCertificate(filepath.Join(c.Dir(), "pki"), name, groups)
 	if err != nil {
 		return "", nil, fmt.Errorf("certificate of user %s: %w", name, err)
 	}
@@ -61,10 +69,9 @@ func User(c *localcluster.Cluster, name string) (kubeconfigPath string, config *
 	return kubeconfigPath, config, nil
 }
 
-// issueClusterAdmin signs a client certificate for name in system:masters,
-// which the apiserver's bootstrap policy binds to cluster-admin, with the CA
-// in pkiDir.
-func issueClusterAdmin(pkiDir, name string) (certPEM, keyPEM []byte, err error) {
+// issueUserCertificate signs a client certificate for name in groups with
+// the CA in pkiDir.
+func issueUserCertificate(pkiDir, name string, groups []string) (certPEM, keyPEM []byte, err error) {
 	pair, err := tls.LoadX509KeyPair(filepath.Join(pkiDir, "ca.crt"), filepath.Join(pkiDir, "ca.key"))
 	if err != nil {
 		return nil, nil, err
@@ -87,7 +94,7 @@ func issueClusterAdmin(pkiDir, name string) (certPEM, keyPEM []byte, err error) 
 	}
 	template := &x509.Certificate{
 		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: name, Organization: []string{"system:masters"}},
+		Subject:      pkix.Name{CommonName: name, Organization: groups},
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(userCertificateLifetime),
 		KeyUsage:     x509.KeyUsageDigitalSignature,

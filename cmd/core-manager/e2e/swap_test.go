@@ -25,11 +25,7 @@ const capiImage = "registry.k8s.io/cluster-api/cluster-api-controller:v1.14.2"
 // namespace and image its kustomization and clusterctl give it.
 func installedDeployment(t *testing.T) *appsv1.Deployment {
 	t.Helper()
-	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
-	if err != nil {
-		t.Fatalf("find Cluster API's module: %v", err)
-	}
-	data, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "core", "config", "manager", "manager.yaml"))
+	data, err := os.ReadFile(filepath.Join(clusterAPIModuleDir(t), "core", "config", "manager", "manager.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +36,17 @@ func installedDeployment(t *testing.T) *appsv1.Deployment {
 	d.Name, d.Namespace = "capi-controller-manager", "capi-system"
 	d.Spec.Template.Spec.Containers[0].Image = capiImage
 	return d
+}
+
+// clusterAPIModuleDir is where Cluster API's module, at the version the
+// drop-in links, sits in the module cache.
+func clusterAPIModuleDir(t *testing.T) string {
+	t.Helper()
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
+	if err != nil {
+		t.Fatalf("find Cluster API's module: %v", err)
+	}
+	return strings.TrimSpace(string(dir))
 }
 
 // swappedOnly checks that got is installed with the manager's image
