@@ -4,7 +4,6 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -20,15 +19,13 @@ import (
 // ClusterClass from the cache, read each one's Namespace to test the
 // config's namespaceSelector, and enqueue those whose
 // discoverVariablesExtension names the config. Cluster API runs it for
-// every event, on the old and the new object of an update.
+// every event, on the old and the new object of an update. A nil
+// namespaceSelector admits no namespace, as Cluster API's mapping reads
+// it (extensionindex.NilAdmitsNone).
 func Map(ctx context.Context, reader client.Reader, ext *runtimev1.ExtensionConfig) ([]reconcile.Request, error) {
-	selector := labels.Everything()
-	if ext.Spec.NamespaceSelector != nil {
-		s, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector)
-		if err != nil {
-			return nil, err
-		}
-		selector = s
+	selector, err := extensionindex.NilAdmitsNone.Selector(ext.Spec.NamespaceSelector)
+	if err != nil {
+		return nil, err
 	}
 	list := &clusterv1.ClusterClassList{}
 	if err := reader.List(ctx, list); err != nil {

@@ -44,12 +44,29 @@ func (n NilSelector) String() string {
 // Admits reports whether selector admits a namespace with the given
 // labels, reading a nil selector as n says.
 func (n NilSelector) Admits(selector *metav1.LabelSelector, namespaceLabels map[string]string) (bool, error) {
+	s, err := n.Selector(selector)
+	if err != nil {
+		return false, err
+	}
+	return s.Matches(labels.Set(namespaceLabels)), nil
+}
+
+// Selector is the label selector a namespaceSelector stands for, a nil one
+// read as n says, for a caller that tests many namespaces against one
+// selector. Empty() of the result is true exactly when it admits every
+// namespace without reading any; under NilAdmitsNone a nil selector is
+// labels.Nothing(), as metav1.LabelSelectorAsSelector makes it for
+// Cluster API's registry and ClusterClass mapping.
+func (n NilSelector) Selector(selector *metav1.LabelSelector) (labels.Selector, error) {
 	if selector == nil {
-		return n != NilAdmitsNone, nil
+		if n == NilAdmitsNone {
+			return labels.Nothing(), nil
+		}
+		return labels.Everything(), nil
 	}
 	s, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {
-		return false, fmt.Errorf("namespaceSelector is invalid: %w", err)
+		return nil, fmt.Errorf("namespaceSelector is invalid: %w", err)
 	}
-	return s.Matches(labels.Set(namespaceLabels)), nil
+	return s, nil
 }

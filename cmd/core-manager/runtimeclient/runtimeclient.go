@@ -308,10 +308,11 @@ func withSettings(request runtimehooksv1.RequestObject, registration map[string]
 // admits every namespace without reading it, a nil one none.
 func (c *Client) admits(ctx context.Context, selector *metav1.LabelSelector, namespace string) (bool, error) {
 	// As in Cluster API's registry, a missing selector admits nothing
-	// (its webhook defaults it to the empty one, which admits all).
-	s, err := metav1.LabelSelectorAsSelector(selector)
+	// (its webhook defaults it to the empty one, which admits all): the
+	// drop-in's one reading, which its ClusterClass controller shares.
+	s, err := extensionindex.NilAdmitsNone.Selector(selector)
 	if err != nil {
-		return false, fmt.Errorf("failed to match namespace: invalid namespaceSelector: %w", err)
+		return false, fmt.Errorf("failed to match namespace: %w", err)
 	}
 	if s.Empty() {
 		return true, nil
