@@ -40,6 +40,7 @@ type Controllers struct {
 	VariablesCacheMaxAge time.Duration
 	// VariablesCacheMaxEntries bounds the number of cached DiscoverVariables
 	// answers, evicting the oldest; zero means callcache.DefaultMaxEntries.
+	// Their memory is bounded too, by callcache.DefaultMaxBytes.
 	VariablesCacheMaxEntries int
 	// ClusterClassConcurrency is how many ClusterClasses reconcile at once.
 	ClusterClassConcurrency int
@@ -150,8 +151,8 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, 
 	}
 	log := ctrl.LoggerFrom(ctx).WithName("variables-cache")
 	variablesCache := callcache.New[[]clusterv1.ClusterClassVariable](callcache.Options{
-		// MaxBytes is callcache.DefaultMaxBytes: what it holds does not
-		// depend on the number of ClusterClasses, only on the extensions.
+		// MaxBytes stays callcache.DefaultMaxBytes, which says why that
+		// size; no flag sets it.
 		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
 		Equal: func(a, b any) bool { return equality.Semantic.DeepEqual(a, b) },
 		// Rare, and each costs a call per reconcile that needs the answer:

@@ -17,6 +17,20 @@ import (
 // cuts what nobody asks for any more.
 const DefaultMaxEntries = 10_000
 
+// DefaultMaxBytes is the byte bound of a cache whose Options leave MaxBytes
+// zero. The live set is a few answers per extension, kilobytes each in
+// practice, but one may be 32 MiB on the wire (the runtime client's
+// DefaultMaxResponseBytes), and decoded it holds more: about 3.2 times its
+// JSON for a schema of typed, described properties (measured; see
+// Retained), 100 MiB. 128 MiB holds one such answer whole, or thousands of
+// ordinary ones, and even with the garbage collector's headroom (at GOGC=100
+// the heap grows to twice what is live) leaves room under the 512 MiB
+// memory limit config/manager sets. test/callcachememory measures a
+// process asking forty 25 MiB answers under this bound: about 165 MiB
+// resident at rest and 460 MiB at its peak, most of that the answer in
+// flight and the collector's headroom; 3.5 GiB at rest without it.
+const DefaultMaxBytes = 128 << 20
+
 // Outcome says how a GetFor was answered.
 type Outcome string
 
@@ -49,6 +63,19 @@ type Options struct {
 	// evicts the oldest. Zero means DefaultMaxEntries; there is no unbounded
 	// cache, since settings that are no longer used would stay forever.
 	MaxEntries int
+	// MaxBytes bounds the summed weight of the stored answers: storing
+	// evicts the oldest until both bounds hold, and an answer that weighs
+	// more than MaxBytes alone is not stored (its callers still get it,
+	// and Oversize hears of it). Zero means DefaultMaxBytes: an answer may
+	// be 32 MiB on the wire, so a bound in entries alone bounds no memory.
+	MaxBytes int64
+	// Weigh tells how many bytes of memory an answer holds; nil means
+	// Retained.
+	Weigh func(v any) int64
+	// Oversize, when set, is told of every answer not stored because it
+	// weighs more than MaxBytes alone, with its handler and weight: each
+	// call for that request then goes to the extension. It must not block.
+	Oversize func(handler string, weight int64)
 	// FailureBackoff is how long a failed call's error answers every
 	// caller of the same key before the next call; it doubles with each
 	// consecutive failure up to MaxFailureBackoff. Zero means the defaults.
@@ -63,6 +90,9 @@ type Options struct {
 type Cache[V any] struct {
 	maxAge                            time.Duration
 	maxEntries                        int
+	maxBytes                          int64
+	weigh                             func(any) int64
+	oversize                          func(handler string, weight int64)
 	failureBackoff, maxFailureBackoff time.Duration
 
 	group singleflight.Group
@@ -75,6 +105,8 @@ type Cache[V any] struct {
 	// take from the oldest end.
 	oldest, newest *entry[V]
 	entries        int
+	// bytes is the summed weight of the entries.
+	bytes int64
 	// failures are the keys whose last call failed, by flight key. Every
 	// ClusterClass retries on its own backoff; without this, N of them
 	// sharing a failing request would each call the struggling extension.
@@ -97,8 +129,16 @@ func New[V any](opts Options) *Cache[V] {
 	if maxEntries <= 0 {
 		maxEntries = DefaultMaxEntries
 	}
+	maxBytes := opts.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	weigh := opts.Weigh
+	if weigh == nil {
+		weigh = Retained
+	}
 	c := &Cache[V]{
-		maxAge: opts.MaxAge, maxEntries: maxEntries,
+		maxAge: opts.MaxAge, maxEntries: maxEntries, maxBytes: maxBytes, weigh: weigh, oversize: opts.Oversize,
 		failureBackoff: opts.FailureBackoff, maxFailureBackoff: opts.MaxFailureBackoff,
 		handlers: map[string]*handlerEntries[V]{}, failures: map[string]*failure{}, now: time.Now,
 		equal: opts.Equal, users: map[answerKey]map[types.NamespacedName]struct{}{}, userKeys: map[types.NamespacedName]map[answerKey]struct{}{},
@@ -194,4 +234,11 @@ func (c *Cache[V]) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.entries
+}
+
+// Bytes is the summed weight of the stored answers (see Options.Weigh).
+func (c *Cache[V]) Bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
 }

@@ -226,14 +226,17 @@ func TestGetFor_SharedCallSurvivesTheFirstCallersCancellation(t *testing.T) {
 }
 
 // checkInvariants fails the test unless the list of entries, the handler
-// maps and the count agree, and no handler record is left without entries.
+// maps, the count and the bytes agree, both bounds hold, and no handler
+// record is left without entries.
 func checkInvariants[V any](t *testing.T, c *Cache[V]) {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	listed := 0
+	var weight int64
 	for e := c.oldest; e != nil; e = e.newer {
 		listed++
+		weight += e.weight
 		h, ok := c.handlers[e.handler]
 		if !ok || h.bySettings[e.settingsKey] != e {
 			t.Fatalf("listed entry %s %s is not in its handler's map", e.handler, e.settingsKey)
@@ -251,6 +254,12 @@ func checkInvariants[V any](t *testing.T, c *Cache[V]) {
 	}
 	if listed != c.entries || mapped != c.entries {
 		t.Fatalf("%d entries listed, %d mapped, count %d", listed, mapped, c.entries)
+	}
+	if weight != c.bytes {
+		t.Fatalf("entries weigh %d bytes, counted %d", weight, c.bytes)
+	}
+	if c.entries > c.maxEntries || c.bytes > c.maxBytes {
+		t.Fatalf("%d entries of %d bytes, over the bounds %d and %d", c.entries, c.bytes, c.maxEntries, c.maxBytes)
 	}
 }
 

@@ -16,12 +16,18 @@
 // retry on their own backoff, and N of them sharing a failing request would
 // otherwise each call the struggling extension.
 //
-// The number of entries is bounded: a ClusterClass whose patch settings
-// change leaves its old answer behind, so storing sweeps expired entries and
-// then evicts the oldest beyond the bound.
+// The cache is bounded in entries and in bytes: a ClusterClass whose patch
+// settings change leaves its old answer behind, and one answer may be 32 MiB
+// on the wire and several times that once decoded. Each entry weighs what
+// its answer holds in memory, measured on the decoded value (Retained), since
+// how much a value holds beyond its JSON depends on its shape. Storing sweeps
+// expired entries and then evicts the oldest until both bounds hold; an
+// answer heavier than the whole byte bound goes to its callers but is not
+// stored, and Options.Oversize hears of it.
 //
 // One seam a file: callcache.go is the front (GetFor, Forget, the
-// shared flight), store.go the entries and their age order, backoff.go the
-// failures that stand in for calls, users.go who got which answer, and
-// refresh.go asking the answers in use again.
+// shared flight), store.go the entries, their age order and the bounds,
+// weigh.go what an answer holds in memory, backoff.go the failures that
+// stand in for calls, users.go who got which answer, and refresh.go asking
+// the answers in use again.
 package callcache

@@ -17,8 +17,10 @@ type entry[V any] struct {
 	handler, settingsKey string
 	fingerprint          string
 	value                V
-	at                   time.Time
-	older, newer         *entry[V]
+	// weight is what value holds in memory, as Options.Weigh tells.
+	weight       int64
+	at           time.Time
+	older, newer *entry[V]
 	// call asks the extension again, for a refresh.
 	call func(context.Context) (V, error)
 }
@@ -53,31 +55,53 @@ func (c *Cache[V]) lookup(handler, fingerprint, settingsKey string) (V, bool) {
 // replaced a different answer. With onlyReplace, it stores nothing unless
 // an answer under the same fingerprint is still there: a refresh that
 // returns after the registration changed must not bring the old one back.
+// An answer heavier than the byte bound alone replaces the stored one but
+// is not kept, and Oversize hears of it.
 func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call func(context.Context) (V, error), onlyReplace bool) []types.NamespacedName {
+	// Weighed before the lock: the walk takes time in proportion to the
+	// answer's size, and lookups must not wait for it.
+	weight := c.weigh(v)
+	changed, oversize := c.storeWeighed(handler, fingerprint, settingsKey, v, weight, call, onlyReplace)
+	if oversize && c.oversize != nil {
+		c.oversize(handler, weight)
+	}
+	return changed
+}
+
+func (c *Cache[V]) storeWeighed(handler, fingerprint, settingsKey string, v V, weight int64, call func(context.Context) (V, error),
+	onlyReplace bool,
+) (changed []types.NamespacedName, oversize bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h, ok := c.handlers[handler]
 	if onlyReplace {
 		if !ok || h.fingerprint != fingerprint || h.bySettings[settingsKey] == nil {
-			return nil
+			return nil, false
 		}
 	}
 	if ok && h.fingerprint != fingerprint {
 		c.dropHandler(handler)
 		ok = false
 	}
+	if ok {
+		if old, found := h.bySettings[settingsKey]; found {
+			if c.equal == nil || !c.equal(old.value, v) {
+				changed = c.usersOf(answerKey{handler, settingsKey})
+			}
+			c.remove(old)
+		}
+	}
+	// Checked once the old answer is gone, so a refresh that finds it
+	// grown past the bound serves nobody the old one.
+	if weight > c.maxBytes {
+		return changed, true
+	}
+	h, ok = c.handlers[handler]
 	if !ok {
 		h = &handlerEntries[V]{fingerprint: fingerprint, bySettings: map[string]*entry[V]{}}
 		c.handlers[handler] = h
 	}
-	var changed []types.NamespacedName
-	if old, ok := h.bySettings[settingsKey]; ok {
-		if c.equal == nil || !c.equal(old.value, v) {
-			changed = c.usersOf(answerKey{handler, settingsKey})
-		}
-		c.unlink(old)
-	}
-	e := &entry[V]{handler: handler, settingsKey: settingsKey, fingerprint: fingerprint, value: v, at: c.now(), call: call}
+	e := &entry[V]{handler: handler, settingsKey: settingsKey, fingerprint: fingerprint, value: v, weight: weight, at: c.now(), call: call}
 	h.bySettings[settingsKey] = e
 	c.link(e)
 
@@ -87,10 +111,12 @@ func (c *Cache[V]) store(handler, fingerprint, settingsKey string, v V, call fun
 	for c.oldest != nil && c.expired(c.oldest) && len(c.users[answerKey{c.oldest.handler, c.oldest.settingsKey}]) == 0 {
 		c.remove(c.oldest)
 	}
-	for c.entries > c.maxEntries {
+	// The new entry is within both bounds on its own, so this stops
+	// before it.
+	for c.entries > c.maxEntries || c.bytes > c.maxBytes {
 		c.remove(c.oldest)
 	}
-	return changed
+	return changed, false
 }
 
 func (c *Cache[V]) expired(e *entry[V]) bool {
@@ -130,6 +156,7 @@ func (c *Cache[V]) link(e *entry[V]) {
 	}
 	c.newest = e
 	c.entries++
+	c.bytes += e.weight
 }
 
 // unlink takes e out of the list; its handler's map is the caller's.
@@ -146,6 +173,7 @@ func (c *Cache[V]) unlink(e *entry[V]) {
 	}
 	e.older, e.newer = nil, nil
 	c.entries--
+	c.bytes -= e.weight
 }
 
 // canonical encodes settings with sorted keys (encoding/json sorts map

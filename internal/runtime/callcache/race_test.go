@@ -1,0 +1,6 @@
+//go:build race
+
+package callcache
+
+// raceEnabled: this test binary runs under the race detector.
+const raceEnabled = true
