@@ -3,6 +3,7 @@ package capimanagement
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -44,6 +45,17 @@ type Options struct {
 	// zero means three minutes, sized for two loaded cores. The core
 	// manager's start has bounds of its own (capibaseline.Start).
 	StartTimeout time.Duration
+	// WorkloadClusters is how many workload clusters' ports (from
+	// FirstWorkloadPort up) Start checks are free, with DebugPort, before
+	// it starts anything; zero means one.
+	WorkloadClusters int
+	// TestExtensionPort is the port Cluster API's test extension serves its
+	// hooks on; zero picks a free one.
+	TestExtensionPort int
+	// Progress, when set, is told in one line each as every process is
+	// ready, with how long its start took, and as each is stopped: the
+	// start of a whole management cluster takes a minute or more.
+	Progress io.Writer
 }
 
 // defaultStartTimeout bounds a process's start, sized for two loaded cores.
@@ -79,6 +91,7 @@ type Management struct {
 	lock      *portLock
 	core      *capibaseline.Manager
 	providers []*namedProcess
+	progress  io.Writer
 }
 
 type namedProcess struct {
@@ -98,11 +111,11 @@ func Start(ctx context.Context, opts Options) (*Management, error) {
 	if err := Check(opts.BinDir); err != nil {
 		return nil, err
 	}
-	lock, err := lockPorts(ctx, lockFile)
+	lock, err := lockPorts(ctx, lockFile, opts.WorkloadClusters)
 	if err != nil {
 		return nil, err
 	}
-	m := &Management{dir: opts.Dir, lock: lock}
+	m := &Management{dir: opts.Dir, lock: lock, progress: opts.Progress}
 	if err := m.start(ctx, opts); err != nil {
 		m.Stop()
 		return nil, err
@@ -122,7 +135,7 @@ func (m *Management) start(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	extension, err := NewTestExtension(opts.Dir)
+	extension, err := newTestExtension(opts.Dir, opts.TestExtensionPort)
 	if err != nil {
 		return err
 	}
@@ -136,12 +149,16 @@ func (m *Management) start(ctx context.Context, opts Options) error {
 	}
 	servedBy := map[Provider]string{Core: CoreManagerName, Bootstrap: BootstrapName, ControlPlane: ControlPlaneName, Infrastructure: InfrastructureName}
 
+	started := time.Now()
 	if err := m.startControlPlane(ctx, opts, servedBy, endpoints, caPEM); err != nil {
 		return err
 	}
+	m.ready("control plane (etcd, kube-apiserver, every provider's CRDs and webhooks)", started)
+	started = time.Now()
 	if err := m.startCoreManager(ctx, opts, endpoints[CoreManagerName]); err != nil {
 		return err
 	}
+	m.ready(CoreManagerName, started)
 	for _, p := range []struct {
 		name, binary string
 		env          []string
@@ -152,11 +169,32 @@ func (m *Management) start(ctx context.Context, opts Options) error {
 		{InfrastructureName, InfrastructureBinary, []string{"POD_IP=127.0.0.1"}},
 		{TestExtensionName, TestExtensionBinary, nil},
 	} {
+		started := time.Now()
 		if err := m.startProvider(ctx, opts, p.name, p.binary, p.env, endpoints[p.name]); err != nil {
 			return err
 		}
+		m.ready(p.name, started)
 	}
 	return nil
+}
+
+// ready tells Progress that part is ready, and how long it took.
+func (m *Management) ready(part string, since time.Time) {
+	if m.progress != nil {
+		fmt.Fprintf(m.progress, "%s ready (%s)\n", part, time.Since(since).Round(100*time.Millisecond))
+	}
+}
+
+// stopping tells Progress that name is being stopped, runs stop, and then
+// tells it that name is gone.
+func (m *Management) stopping(name string, stop func()) {
+	if m.progress != nil {
+		fmt.Fprintf(m.progress, "stopping %s\n", name)
+	}
+	stop()
+	if m.progress != nil {
+		fmt.Fprintf(m.progress, "%s stopped\n", name)
+	}
 }
 
 // startControlPlane starts etcd and kube-apiserver with every provider's
@@ -270,15 +308,17 @@ func (m *Management) Exited() error {
 // started management cluster.
 func (m *Management) Stop() {
 	for i := len(m.providers) - 1; i >= 0; i-- {
-		m.providers[i].Stop()
+		m.stopping(m.providers[i].name, m.providers[i].Stop)
 	}
 	m.providers = nil
 	if m.core != nil {
-		m.core.Stop()
+		m.stopping(CoreManagerName, m.core.Stop)
 		m.core = nil
 	}
 	if m.Cluster != nil {
-		_ = m.Cluster.Stop()
+		m.stopping("kube-apiserver", func() { _ = m.Cluster.StopAPIServer() })
+		// kube-apiserver is gone by now: Stop ends etcd alone.
+		m.stopping("etcd", func() { _ = m.Cluster.Stop() })
 		m.Cluster = nil
 	}
 	if m.lock != nil {
@@ -291,6 +331,20 @@ func (m *Management) Stop() {
 // memory from /proc.
 func (m *Management) CorePID() int {
 	return m.core.PID()
+}
+
+// MetricsURL is where the process of that name serves its metrics, over
+// plain HTTP; empty for a name that does not run.
+func (m *Management) MetricsURL(name string) string {
+	if name == CoreManagerName && m.core != nil {
+		return m.core.MetricsURL()
+	}
+	for _, p := range m.providers {
+		if p.name == name {
+			return p.MetricsURL()
+		}
+	}
+	return ""
 }
 
 // Scrape reads the metrics of the process of that name.

@@ -30,9 +30,10 @@ type portLock struct{ file *os.File }
 
 // lockPorts waits for the in-memory provider's lock until ctx ends, then
 // fails at once when something else (not started by this repository's
-// tests) holds DebugPort or FirstWorkloadPort, naming the port.
-func lockPorts(ctx context.Context, path string) (*portLock, error) {
-	return lockPortsOf(ctx, path, DebugPort, FirstWorkloadPort)
+// tests) holds DebugPort or a port of the first workloadClusters workload
+// clusters, naming the port.
+func lockPorts(ctx context.Context, path string, workloadClusters int) (*portLock, error) {
+	return lockPortsOf(ctx, path, InMemoryPorts(workloadClusters)...)
 }
 
 // lockPortsOf is lockPorts with the lock at path, for the given ports.
@@ -75,6 +76,53 @@ func portFree(port int) error {
 		return err
 	}
 	return l.Close()
+}
+
+// ErrLocked is CheckPorts' answer while another test or tool of this
+// repository runs an in-memory provider; Start would wait for it to end.
+var ErrLocked = errors.New("another test or tool of this repository runs an in-memory provider")
+
+// CheckPorts fails at once, naming the port, when something else holds
+// DebugPort or one of the first workloadClusters ports from
+// FirstWorkloadPort (each workload cluster takes the next one), and with
+// ErrLocked while another start of this repository holds them. A launcher
+// calls it to say so before Start, which waits for the lock and checks the
+// ports again before it starts anything.
+func CheckPorts(workloadClusters int) error {
+	return checkPortsOf(lockFile, InMemoryPorts(workloadClusters)...)
+}
+
+// InMemoryPorts are the ports the in-memory provider takes for that many
+// workload clusters: DebugPort, and one from FirstWorkloadPort up each.
+func InMemoryPorts(workloadClusters int) []int {
+	ports := []int{DebugPort}
+	for i := range max(workloadClusters, 1) {
+		ports = append(ports, FirstWorkloadPort+i)
+	}
+	return ports
+}
+
+// checkPortsOf is CheckPorts with the lock at path, for the given ports.
+func checkPortsOf(path string, ports ...int) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return fmt.Errorf("in-memory provider port lock %s: %w", path, err)
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return fmt.Errorf("%w on ports %d and %d and up (it holds the lock %s)", ErrLocked, DebugPort, FirstWorkloadPort, path)
+	}
+	if err != nil {
+		return fmt.Errorf("in-memory provider port lock %s: %w", path, err)
+	}
+	defer func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }()
+	for _, port := range ports {
+		if err := portFree(port); err != nil {
+			return fmt.Errorf("the in-memory provider needs port %d, which cannot be moved, and something else holds it: %w", port, err)
+		}
+	}
+	return nil
 }
 
 // unlock releases the lock; closing the file alone would too.

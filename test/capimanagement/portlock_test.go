@@ -2,8 +2,10 @@ package capimanagement
 
 import (
 	"context"
+	"errors"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,4 +61,46 @@ func TestLockPorts_ASecondHolderWaitsForTheFirst(t *testing.T) {
 		t.Fatalf("after the first let go: %v", err)
 	}
 	second.unlock()
+}
+
+// CheckPorts never waits: a lock another start holds fails at once, and
+// so does a held port, naming it.
+func TestCheckPorts_FailsAtOnceOnAHeldLockOrPortNamingIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	held, err := lockPortsOf(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPortsOf(path); !errors.Is(err, ErrLocked) {
+		t.Errorf("with the lock held: %v, want ErrLocked", err)
+	}
+	held.unlock()
+
+	l, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := checkPortsOf(path, port); err == nil || !strings.Contains(err.Error(), strconv.Itoa(port)) {
+		t.Errorf("with port %d held: %v, want a failure naming it", port, err)
+	}
+	l.Close()
+	if err := checkPortsOf(path, port); err != nil {
+		t.Errorf("once port %d was freed: %v", port, err)
+	}
+}
+
+func TestInMemoryPorts_AreTheDebugPortAndOnePerWorkloadCluster(t *testing.T) {
+	for _, tc := range []struct {
+		clusters int
+		want     []int
+	}{
+		{0, []int{19000, 20000}},
+		{1, []int{19000, 20000}},
+		{2, []int{19000, 20000, 20001}},
+	} {
+		if got := InMemoryPorts(tc.clusters); !slices.Equal(got, tc.want) {
+			t.Errorf("InMemoryPorts(%d) = %v, want %v", tc.clusters, got, tc.want)
+		}
+	}
 }

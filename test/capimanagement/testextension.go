@@ -33,6 +33,12 @@ type TestExtension struct {
 // NewTestExtension picks the test extension's ports and writes its serving
 // certificate under dir.
 func NewTestExtension(dir string) (*TestExtension, error) {
+	return newTestExtension(dir, 0)
+}
+
+// newTestExtension is NewTestExtension serving its hooks on port, or on a
+// free port when zero.
+func newTestExtension(dir string, port int) (*TestExtension, error) {
 	caPEM, certPEM, keyPEM, err := sampleextension.SelfSignedCertificate([]string{"127.0.0.1", "localhost"}, 24*time.Hour)
 	if err != nil {
 		return nil, err
@@ -40,6 +46,9 @@ func NewTestExtension(dir string) (*TestExtension, error) {
 	e, err := newEndpoint(filepath.Join(dir, "certs", TestExtensionName), certPEM, keyPEM)
 	if err != nil {
 		return nil, err
+	}
+	if port != 0 {
+		e.webhook = port
 	}
 	return &TestExtension{URL: "https://127.0.0.1:" + strconv.Itoa(e.webhook), CA: caPEM, endpoint: e}, nil
 }

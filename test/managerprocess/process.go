@@ -103,6 +103,9 @@ func (p *Process) waitReady(ctx context.Context, url string, timeout time.Durati
 // PID is the process id.
 func (p *Process) PID() int { return p.cmd.Process.Pid }
 
+// MetricsURL is where the process serves its Prometheus metrics.
+func (p *Process) MetricsURL() string { return p.metricsURL }
+
 // LogPath is the file holding the process's output.
 func (p *Process) LogPath() string { return p.logPath }
 
