@@ -20,7 +20,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -73,8 +73,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.manager.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "How long the leader keeps trying to renew before it gives up leadership.")
 	fs.DurationVar(&o.manager.RetryPeriod, "leader-election-retry-period", 2*time.Second, "How often leader election is retried.")
 	fs.DurationVar(&o.manager.RediscoveryInterval, "rediscovery-interval", extensionconfig.DefaultRediscoveryInterval, "How often a discovered ExtensionConfig is discovered again.")
-	fs.DurationVar(&o.manager.RuntimeClient.DiscoveryTimeout, "discovery-timeout", runtimeclient.DefaultTimeout, "Timeout of a Discovery call.")
-	fs.Int64Var(&o.manager.RuntimeClient.MaxResponseBytes, "max-response-bytes", runtimeclient.DefaultMaxResponseBytes, "Largest response body accepted from a Runtime Extension.")
+	fs.DurationVar(&o.manager.RuntimeClient.DiscoveryTimeout, "discovery-timeout", rtclient.DefaultTimeout, "Timeout of a Discovery call.")
+	fs.Int64Var(&o.manager.RuntimeClient.MaxResponseBytes, "max-response-bytes", rtclient.DefaultMaxResponseBytes, "Largest response body accepted from a Runtime Extension.")
 	fs.StringVar(&o.manager.RuntimeClient.ClientCertFile, "runtime-client-cert-file", "", "Client certificate presented to Runtime Extensions (optional, with --runtime-client-key-file).")
 	fs.StringVar(&o.manager.RuntimeClient.ClientKeyFile, "runtime-client-key-file", "", "Key of --runtime-client-cert-file.")
 	fs.BoolVar(&o.manager.ReadOnly, "read-only", false, "Observe mode: discover and write nothing; export how many ClusterClass reconciles each ExtensionConfig event costs with Cluster API's scan and with the index.")

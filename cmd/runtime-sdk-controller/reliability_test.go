@@ -20,7 +20,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmetest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 )
@@ -47,7 +47,7 @@ func TestRELIABILITY_FiguresAreTheFlagDefaultsAndConstants(t *testing.T) {
 		{"max-response-bytes", "`--max-response-bytes` \\((\\d+ [KM]iB)",
 			[]any{o.manager.RuntimeClient.MaxResponseBytes}},
 		{"what an extension can send", "Send at most (\\d+ [KM]iB) in an HTTP 200 answer \\(`--max-response-bytes`; the drop-in core-manager has no such flag and keeps (\\d+ [KM]iB)\\)",
-			[]any{o.manager.RuntimeClient.MaxResponseBytes, int64(runtimeclient.DefaultMaxResponseBytes)}},
+			[]any{o.manager.RuntimeClient.MaxResponseBytes, int64(rtclient.DefaultMaxResponseBytes)}},
 		{"variables cache bound", "`--variables-cache-max-entries`, default ([\\d,]+); the drop-in core-manager has no such flag and keeps ([\\d,]+)\\)",
 			[]any{int64(o.manager.VariablesCacheMaxEntries), int64(callcache.DefaultMaxEntries)}},
 		{"variables cache bound, in memory", "`--variables-cache-max-entries`, ([\\d,]+) by default",
@@ -61,7 +61,7 @@ func TestRELIABILITY_FiguresAreTheFlagDefaultsAndConstants(t *testing.T) {
 		{"handler timeout", "the handler's `timeoutSeconds` \\((\\d+ s) by default\\)",
 			[]any{time.Duration(runtimehooksv1.DefaultHandlersTimeoutSeconds) * time.Second}},
 		{"discovery timeout", "`--discovery-timeout` \\((\\d+ s) by default; the drop-in core-manager has no such flag and keeps (\\d+ s)\\)",
-			[]any{o.manager.RuntimeClient.DiscoveryTimeout, runtimeclient.DefaultTimeout}},
+			[]any{o.manager.RuntimeClient.DiscoveryTimeout, rtclient.DefaultTimeout}},
 		{"verbosity cap", "Verbosity is capped at (\\d+),",
 			[]any{int64(logcap.MaxVerbosity)}},
 		{"failure sharing backoff", "answers the same request for a backoff \\((\\d+ ms), doubling to (\\d+ s), cleared by a success",

@@ -33,8 +33,8 @@ func installCRDs(ctx context.Context, config *rest.Config, crds []*apiextensions
 	}
 	for _, crd := range crds {
 		desired := crd.DeepCopy()
-		desired.TypeMeta.APIVersion = apiextensionsv1.SchemeGroupVersion.String()
-		desired.TypeMeta.Kind = "CustomResourceDefinition"
+		desired.APIVersion = apiextensionsv1.SchemeGroupVersion.String()
+		desired.Kind = "CustomResourceDefinition"
 		desired.ResourceVersion = ""
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
 		if err != nil {

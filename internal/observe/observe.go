@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/client-go/tools/cache"
+	toolscache "k8s.io/client-go/tools/cache"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
@@ -66,7 +66,7 @@ func (o *Observer) Start(ctx context.Context) error {
 		metrics.ObservedReconciles.WithLabelValues(MappingIndex).Add(float64(len(index)))
 		log.V(4).Info("observed", "event", kind, "scan", len(scan), "scanEnqueues", enqueued, "index", len(index))
 	}
-	_, err = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	_, err = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if ext, ok := obj.(*runtimev1.ExtensionConfig); ok {
 				account("add", nil, ext)
@@ -82,7 +82,7 @@ func (o *Observer) Start(ctx context.Context) error {
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 				obj = tombstone.Obj
 			}
 			if ext, ok := obj.(*runtimev1.ExtensionConfig); ok {

@@ -6,14 +6,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 )
 
 // hookCatalog is Cluster API's catalog of the v1alpha1 hooks. It is built
 // once and only read afterwards, so sharing it between Servers is safe.
-var hookCatalog = sync.OnceValue(func() *catalog.Catalog {
-	c := catalog.New()
+var hookCatalog = sync.OnceValue(func() *runtimecatalog.Catalog {
+	c := runtimecatalog.New()
 	if err := runtimehooksv1.AddToCatalog(c); err != nil {
 		// Registration is static: it fails only if the dependency is broken,
 		// which no caller could handle.
@@ -24,17 +24,17 @@ var hookCatalog = sync.OnceValue(func() *catalog.Catalog {
 
 // groupVersionHook returns the GroupVersionHook of a hook function of
 // runtimehooksv1, such as runtimehooksv1.DiscoverVariables.
-func groupVersionHook(hook catalog.Hook) catalog.GroupVersionHook {
+func groupVersionHook(hook runtimecatalog.Hook) runtimecatalog.GroupVersionHook {
 	gvh, err := hookCatalog().GroupVersionHook(hook)
 	if err != nil {
 		// Only called with hooks of the package the catalog was built from.
-		panic(fmt.Sprintf("look up hook %s: %v", catalog.HookName(hook), err))
+		panic(fmt.Sprintf("look up hook %s: %v", runtimecatalog.HookName(hook), err))
 	}
 	return gvh
 }
 
 // requestHook is the form of gvh that ExtensionHandlers advertise.
-func requestHook(gvh catalog.GroupVersionHook) runtimehooksv1.GroupVersionHook {
+func requestHook(gvh runtimecatalog.GroupVersionHook) runtimehooksv1.GroupVersionHook {
 	return runtimehooksv1.GroupVersionHook{APIVersion: gvh.GroupVersion().String(), Hook: gvh.Hook}
 }
 
@@ -54,7 +54,7 @@ const (
 // ValidateTopologyHandler for the hooks of the same names, each with a
 // timeout of 10 seconds and failure policy Fail.
 func DefaultHandlers() []runtimehooksv1.ExtensionHandler {
-	handler := func(name string, hook catalog.Hook) runtimehooksv1.ExtensionHandler {
+	handler := func(name string, hook runtimecatalog.Hook) runtimehooksv1.ExtensionHandler {
 		return runtimehooksv1.ExtensionHandler{
 			Name:           name,
 			RequestHook:    requestHook(groupVersionHook(hook)),
@@ -84,20 +84,20 @@ func WithFailurePolicy(handlers []runtimehooksv1.ExtensionHandler, name string, 
 }
 
 // HandlerPath returns the path at which a Server answers h, the same path
-// Cluster API's runtime client calls: catalog.GVHToPath of its hook and
+// Cluster API's runtime client calls: runtimecatalog.GVHToPath of its hook and
 // name. It fails if h's apiVersion does not parse.
 func HandlerPath(h runtimehooksv1.ExtensionHandler) (string, error) {
 	gvh, err := handlerGVH(h)
 	if err != nil {
 		return "", err
 	}
-	return catalog.GVHToPath(gvh, h.Name), nil
+	return runtimecatalog.GVHToPath(gvh, h.Name), nil
 }
 
-func handlerGVH(h runtimehooksv1.ExtensionHandler) (catalog.GroupVersionHook, error) {
+func handlerGVH(h runtimehooksv1.ExtensionHandler) (runtimecatalog.GroupVersionHook, error) {
 	gv, err := schema.ParseGroupVersion(h.RequestHook.APIVersion)
 	if err != nil {
-		return catalog.GroupVersionHook{}, fmt.Errorf("handler %q: %w", h.Name, err)
+		return runtimecatalog.GroupVersionHook{}, fmt.Errorf("handler %q: %w", h.Name, err)
 	}
-	return catalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook}, nil
+	return runtimecatalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook}, nil
 }

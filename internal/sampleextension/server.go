@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 )
 
@@ -49,7 +49,7 @@ type Server struct {
 
 // route is one endpoint the Server answers.
 type route struct {
-	gvh catalog.GroupVersionHook
+	gvh runtimecatalog.GroupVersionHook
 	// hook and handler are as advertised; handler is empty for Discovery.
 	hook    string
 	handler string
@@ -102,7 +102,7 @@ func (s *Server) SetHandlers(handlers []runtimehooksv1.ExtensionHandler) {
 			// Advertised but not answered: that is the lie the caller asked for.
 			continue
 		}
-		path := catalog.GVHToPath(gvh, h.Name)
+		path := runtimecatalog.GVHToPath(gvh, h.Name)
 		if _, taken := routes[path]; !taken {
 			routes[path] = route{gvh: gvh, hook: gvh.Hook, handler: h.Name}
 		}

@@ -12,7 +12,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
@@ -45,7 +45,7 @@ func TestDefaultHandlers_AdvertiseTheTopologyHooksWithTimeoutTenAndPolicyFail(t 
 }
 
 func TestHandlerPath_MatchesClusterAPICatalogPaths(t *testing.T) {
-	cat := catalog.New()
+	cat := runtimecatalog.New()
 	if err := runtimehooksv1.AddToCatalog(cat); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestHandlerPath_MatchesClusterAPICatalogPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := catalog.GVHToPath(discovery, ""); got != sampleextension.DiscoveryPath {
+	if got := runtimecatalog.GVHToPath(discovery, ""); got != sampleextension.DiscoveryPath {
 		t.Errorf("catalog's Discovery path is %q, DiscoveryPath is %q", got, sampleextension.DiscoveryPath)
 	}
 

@@ -11,13 +11,13 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -27,7 +27,7 @@ import (
 // controllers, the runtime client and the variables cache they share.
 type Controllers struct {
 	// RuntimeClient configures calls to Runtime Extensions.
-	RuntimeClient runtimeclient.Options
+	RuntimeClient rtclient.Options
 	// RediscoveryInterval is how often a healthy ExtensionConfig is
 	// discovered again.
 	RediscoveryInterval time.Duration
@@ -49,7 +49,7 @@ type Controllers struct {
 	ExtensionConfigConcurrency int
 	// SecretMetadata, when set, is the cache the CA Secret watch reads
 	// from instead of the manager's (see extensionconfig.Reconciler).
-	SecretMetadata cache.Cache
+	SecretMetadata ctrlcache.Cache
 	// WatchFilterValue, when set, makes both controllers reconcile only
 	// objects labelled cluster.x-k8s.io/watch-filter with this value, as
 	// Cluster API's --watch-filter does.
@@ -76,7 +76,7 @@ type Controllers struct {
 // handler registry and the runtime client they share.
 type RuntimeSDK struct {
 	Registry *registry.Registry
-	Client   *runtimeclient.Client
+	Client   *rtclient.Client
 }
 
 // AddControllers wires the ExtensionConfig and ClusterClass controllers
@@ -95,7 +95,7 @@ func AddControllers(ctx context.Context, mgr ctrl.Manager, opts Controllers) (*R
 		return nil, fmt.Errorf("add readiness check: %w", err)
 	}
 
-	runtimeClient, err := runtimeclient.New(opts.RuntimeClient)
+	runtimeClient, err := rtclient.New(opts.RuntimeClient)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func AddControllers(ctx context.Context, mgr ctrl.Manager, opts Controllers) (*R
 }
 
 func addExtensionConfigs(ctx context.Context, mgr ctrl.Manager, opts Controllers, reg *registry.Registry,
-	runtimeClient *runtimeclient.Client, controllerOptions controller.Options,
+	runtimeClient *rtclient.Client, controllerOptions controller.Options,
 ) error {
 	extensionConfigs := &extensionconfig.Reconciler{
 		Client:                mgr.GetClient(),
@@ -144,7 +144,7 @@ func addExtensionConfigs(ctx context.Context, mgr ctrl.Manager, opts Controllers
 }
 
 func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, reg *registry.Registry,
-	runtimeClient *runtimeclient.Client, controllerOptions controller.Options,
+	runtimeClient *rtclient.Client, controllerOptions controller.Options,
 ) error {
 	if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err

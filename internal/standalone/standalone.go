@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -72,9 +72,9 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 		// Release the Lease on a clean shutdown so a successor takes over
 		// at once instead of after the lease duration.
 		LeaderElectionReleaseOnCancel: true,
-		Cache: cache.Options{
+		Cache: ctrlcache.Options{
 			DefaultTransform: stripUnread,
-			ByObject: map[client.Object]cache.ByObject{
+			ByObject: map[client.Object]ctrlcache.ByObject{
 				&corev1.Secret{}: {Transform: keepIdentityOnly},
 			},
 		},

@@ -20,7 +20,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -78,8 +78,10 @@ func fixture(n int) ([]clusterv1.ClusterClass, []corev1.Namespace) {
 // the reflector lists instead.
 func memoryListWatch(list apiruntime.Object) toolscache.ListerWatcher {
 	return memoryLW{&toolscache.ListWatch{
-		ListFunc:  func(metav1.ListOptions) (apiruntime.Object, error) { return list.DeepCopyObject(), nil },
-		WatchFunc: func(metav1.ListOptions) (watch.Interface, error) { return watch.NewFake(), nil },
+		ListWithContextFunc: func(context.Context, metav1.ListOptions) (apiruntime.Object, error) {
+			return list.DeepCopyObject(), nil
+		},
+		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return watch.NewFake(), nil },
 	}}
 }
 
@@ -113,7 +115,7 @@ func startCache(b *testing.B, n int, indexed bool) client.Reader {
 		"Namespace":            &corev1.NamespaceList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: nss},
 		"Namespace (metadata)": nsMeta,
 	}
-	c, err := cache.New(&rest.Config{Host: "https://apiserver.invalid"}, cache.Options{
+	c, err := ctrlcache.New(&rest.Config{Host: "https://apiserver.invalid"}, ctrlcache.Options{
 		Scheme:     scheme,
 		Mapper:     mapper,
 		HTTPClient: http.DefaultClient,

@@ -121,7 +121,6 @@ func Diff(old, new []HandlerState) []Change {
 	for _, n := range new {
 		seen[n.Name] = struct{}{}
 		o, ok := before[n.Name]
-		n := n
 		switch {
 		case !ok:
 			changes = append(changes, Change{Handler: n.Name, Kind: Added, New: &n})

@@ -31,7 +31,7 @@ func TestRecordedHandlers_ReadsFullAndShortNamesAndSkipsTheRest(t *testing.T) {
 		recorded, skipped := RecordedHandlers(ext)
 		if tt.wantFull == "" {
 			want := []SkippedHandler{{Name: tt.recorded, Reason: tt.wantReason}}
-			if recorded != nil && len(recorded) > 0 || !reflect.DeepEqual(skipped, want) {
+			if len(recorded) > 0 || !reflect.DeepEqual(skipped, want) {
 				t.Errorf("%q in %q: read %+v, skipped %+v; want skipped %+v", tt.recorded, tt.config, recorded, skipped, want)
 			}
 			continue

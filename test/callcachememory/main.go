@@ -37,7 +37,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
@@ -108,7 +108,7 @@ func run(url, caFile, handlerName string, answers int, maxBytes int64) (Report, 
 	if maxBytes < 0 {
 		report.MaxBytes = math.MaxInt64
 	}
-	client, err := runtimeclient.New(runtimeclient.Options{})
+	client, err := rtclient.New(rtclient.Options{})
 	if err != nil {
 		return Report{}, nil, err
 	}
@@ -163,7 +163,7 @@ func run(url, caFile, handlerName string, answers int, maxBytes int64) (Report, 
 
 // discover registers the extension at config as the ExtensionConfig
 // controller does and returns its DiscoverVariables handler named name.
-func discover(ctx context.Context, client *runtimeclient.Client, config runtimev1.ClientConfig, name string) (registry.Handler, error) {
+func discover(ctx context.Context, client *rtclient.Client, config runtimev1.ClientConfig, name string) (registry.Handler, error) {
 	ext := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: "memory"}, Spec: runtimev1.ExtensionConfigSpec{ClientConfig: config}}
 	discovered, err := client.Discover(ctx, ext)
 	if err != nil {
@@ -189,7 +189,7 @@ func discover(ctx context.Context, client *runtimeclient.Client, config runtimev
 
 // callFor is the call the ClusterClass controller makes for a patch with
 // these settings (internal/controllers/clusterclass discover).
-func callFor(client *runtimeclient.Client, handler registry.Handler, settings map[string]string) func(context.Context) ([]clusterv1.ClusterClassVariable, error) {
+func callFor(client *rtclient.Client, handler registry.Handler, settings map[string]string) func(context.Context) ([]clusterv1.ClusterClassVariable, error) {
 	return func(ctx context.Context) ([]clusterv1.ClusterClassVariable, error) {
 		request := &runtimehooksv1.DiscoverVariablesRequest{}
 		request.Settings = settings

@@ -20,7 +20,7 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
@@ -83,7 +83,7 @@ func TestMemory_FortyAnswersOf25MiBStayWithinTheByteBound(t *testing.T) {
 	started := time.Now()
 	binary := proctest.Build(t, ".", t.TempDir())
 	body := answerBody(t, answerBytes)
-	if len(body) > runtimeclient.DefaultMaxResponseBytes {
+	if len(body) > rtclient.DefaultMaxResponseBytes {
 		t.Fatalf("answer of %d bytes, over the runtime client's bound", len(body))
 	}
 	// The extension answers with the encoded answer as it is (RawBody):

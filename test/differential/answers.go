@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
@@ -205,16 +205,16 @@ var (
 
 // mustHookPath is the path both clients append to a clientConfig.url for
 // hook and handler, from Cluster API's catalog.
-func mustHookPath(hook catalog.Hook, handler string) string {
-	c := catalog.New()
+func mustHookPath(hook runtimecatalog.Hook, handler string) string {
+	c := runtimecatalog.New()
 	if err := runtimehooksv1.AddToCatalog(c); err != nil {
 		panic(fmt.Sprintf("register Cluster API runtime hooks: %v", err))
 	}
 	gvh, err := c.GroupVersionHook(hook)
 	if err != nil {
-		panic(fmt.Sprintf("look up hook %s: %v", catalog.HookName(hook), err))
+		panic(fmt.Sprintf("look up hook %s: %v", runtimecatalog.HookName(hook), err))
 	}
-	return catalog.GVHToPath(gvh, handler)
+	return runtimecatalog.GVHToPath(gvh, handler)
 }
 
 // answerServer writes each case's answer bytes as they are, routing by the

@@ -109,10 +109,10 @@ func (s Snapshot) v1beta1Conditions(prefix string, conditions clusterv1.Conditio
 // relativeGeneration says how an observedGeneration relates to the
 // object's generation, which is all two runs can share.
 func relativeGeneration(observed, generation int64) string {
-	switch {
-	case observed == 0:
+	switch observed {
+	case 0:
 		return "unset"
-	case observed == generation:
+	case generation:
 		return "current"
 	default:
 		return fmt.Sprintf("behind by %d", generation-observed)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 )
@@ -33,7 +33,7 @@ type Loss struct {
 // good set too. It keeps an informer cache that the drills also use to
 // count converged ClusterClasses without listing through the apiserver.
 type guard struct {
-	cache   cache.Cache
+	cache   ctrlcache.Cache
 	started time.Time
 	good    [][]string
 
@@ -45,7 +45,7 @@ type guard struct {
 
 // startGuard starts the informer and waits for its first list.
 func startGuard(ctx context.Context, config *rest.Config, good ...[]clusterv1.ClusterClassVariable) (*guard, error) {
-	c, err := cache.New(config, cache.Options{Scheme: scheme.New()})
+	c, err := ctrlcache.New(config, ctrlcache.Options{Scheme: scheme.New()})
 	if err != nil {
 		return nil, fmt.Errorf("guard cache: %w", err)
 	}

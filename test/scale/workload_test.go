@@ -44,7 +44,9 @@ func TestAddValidateTopology_SetsTheHandlerOnTheExternalPatch(t *testing.T) {
 func TestClassCopies_RenamesClassesAndTemplatesAndPutsClassesLast(t *testing.T) {
 	template := &unstructured.Unstructured{Object: map[string]any{"kind": "DevClusterTemplate", "metadata": map[string]any{"name": "in-memory-cluster"}}}
 	c := class()
-	unstructured.SetNestedField(c.Object, "in-memory-cluster", "spec", "infrastructure", "templateRef", "name")
+	if err := unstructured.SetNestedField(c.Object, "in-memory-cluster", "spec", "infrastructure", "templateRef", "name"); err != nil {
+		t.Fatal(err)
+	}
 	out, err := ClassCopies([]*unstructured.Unstructured{c, template}, "in-memory", 2)
 	if err != nil {
 		t.Fatal(err)

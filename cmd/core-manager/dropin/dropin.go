@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/index"
 	"sigs.k8s.io/cluster-api/version"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -214,7 +214,7 @@ type assembly struct {
 	runtimeClient capiruntimeclient.Client
 	// secretMetadata sees every Secret's metadata, which the manager's
 	// cache, restricted to Secrets of a cluster, does not.
-	secretMetadata cache.Cache
+	secretMetadata ctrlcache.Cache
 }
 
 func (a *assembly) add(kind, name, owner string) {
@@ -312,12 +312,12 @@ func (a *assembly) clusterCacheAndMigrator(ctx context.Context) error {
 // the manager's for watches of Secrets that belong to no cluster: the
 // ClusterResourceSet controller's and, here, our CA injection's.
 func (a *assembly) secretCache(context.Context) error {
-	var namespaces map[string]cache.Config
+	var namespaces map[string]ctrlcache.Config
 	if a.o.Namespace != "" {
-		namespaces = map[string]cache.Config{a.o.Namespace: {}}
+		namespaces = map[string]ctrlcache.Config{a.o.Namespace: {}}
 	}
 	secretGVK := corev1.SchemeGroupVersion.WithKind("Secret")
-	c, err := cache.New(a.mgr.GetConfig(), cache.Options{
+	c, err := ctrlcache.New(a.mgr.GetConfig(), ctrlcache.Options{
 		Scheme:            a.mgr.GetScheme(),
 		Mapper:            a.mgr.GetRESTMapper(),
 		HTTPClient:        a.mgr.GetHTTPClient(),

@@ -253,14 +253,12 @@ func TestDropIn_ANewLeaderNeverCallsExtensionsFromAStaleRegistry(t *testing.T) {
 		}
 	}
 	const ns = "default"
-	objects := []client.Object{hooks("hooks-a", "stale-a", false)}
-	for _, template := range []client.Object{
+	objects := []client.Object{
+		hooks("hooks-a", "stale-a", false),
 		minimalclass.Template(ns, infraClusterTemplate, "infra"),
 		minimalclass.Template(ns, controlPlaneTemplate, "control-plane"),
 		minimalclass.Template(ns, infraMachineTemplate, "worker-machine"),
 		minimalclass.Template(ns, bootstrapTemplate, "worker-bootstrap"),
-	} {
-		objects = append(objects, template)
 	}
 	objects = append(objects, &clusterv1.ClusterClass{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"},

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -16,7 +16,7 @@ import (
 // Calls land in Cluster API's metric names and labels: a call that got no
 // answer as code <error> and status Unknown, an answered one by its codes.
 func TestObserve_RecordsCallsAsClusterAPIsClientDoes(t *testing.T) {
-	hook := catalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "GeneratePatches"}
+	hook := runtimecatalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "GeneratePatches"}
 	// The metrics are the process's: count what this test adds.
 	cases := []struct{ code, status string }{{"<error>", "Unknown"}, {"200", "Success"}}
 	count := func(code, status string) float64 {

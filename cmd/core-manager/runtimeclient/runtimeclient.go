@@ -14,7 +14,7 @@ import (
 	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
-	capiruntimeclient "sigs.k8s.io/cluster-api/exp/runtime/client"
+	runtimeclient "sigs.k8s.io/cluster-api/exp/runtime/client"
 	"sigs.k8s.io/cluster-api/util"
 	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -36,7 +36,7 @@ type Client struct {
 	responses *responsecache.Cache
 }
 
-var _ capiruntimeclient.Client = &Client{}
+var _ runtimeclient.Client = &Client{}
 
 // New wraps calls and reg; reader reads Namespace metadata. responses,
 // when not nil, answers the repeats of GeneratePatches and ValidateTopology
@@ -199,9 +199,9 @@ func aggregate(into runtimehooksv1.ResponseObject, responses []runtimehooksv1.Re
 // whose status is not Success, one over the size bound and one of another
 // hook's kind are errors whatever the policy.
 func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, forObject ctrlclient.Object, name string,
-	request runtimehooksv1.RequestObject, response runtimehooksv1.ResponseObject, opts ...capiruntimeclient.CallExtensionOption,
+	request runtimehooksv1.RequestObject, response runtimehooksv1.ResponseObject, opts ...runtimeclient.CallExtensionOption,
 ) error {
-	options := &capiruntimeclient.CallExtensionOptions{}
+	options := &runtimeclient.CallExtensionOptions{}
 	for _, opt := range opts {
 		opt.ApplyToOptions(options)
 	}
@@ -287,7 +287,7 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 		return fmt.Errorf("failed to call extension handler %q: %w", name, err)
 	}
 	if options.WithCaching {
-		options.Cache.Add(capiruntimeclient.CallExtensionCacheEntry{CacheKey: cacheKey, Response: response})
+		options.Cache.Add(runtimeclient.CallExtensionCacheEntry{CacheKey: cacheKey, Response: response})
 	}
 	if c.responses != nil {
 		c.responses.Store(pending, response)

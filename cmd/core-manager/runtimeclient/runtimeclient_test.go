@@ -12,7 +12,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
-	capiruntimeclient "sigs.k8s.io/cluster-api/exp/runtime/client"
+	runtimeclient "sigs.k8s.io/cluster-api/exp/runtime/client"
 	"sigs.k8s.io/cluster-api/util/cache"
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
@@ -163,8 +163,8 @@ func TestClient_CachedAnswersCostNoCall(t *testing.T) {
 	if err := r.client.WarmUp(&runtimev1.ExtensionConfigList{Items: []runtimev1.ExtensionConfig{*r.config}}); err != nil {
 		t.Fatal(err)
 	}
-	caching := capiruntimeclient.WithCaching{
-		Cache: cache.New[capiruntimeclient.CallExtensionCacheEntry](t.Context(), cache.DefaultTTL),
+	caching := runtimeclient.WithCaching{
+		Cache: cache.New[runtimeclient.CallExtensionCacheEntry](t.Context(), cache.DefaultTTL),
 		CacheKeyFunc: func(name, version string, _ runtimehooksv1.RequestObject) string {
 			return name + "/" + version
 		},

@@ -9,7 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -27,7 +27,7 @@ import (
 
 // HookCaller calls one hook handler; *runtimeclient.Client implements it.
 type HookCaller interface {
-	Call(ctx context.Context, config runtimev1.ClientConfig, hook catalog.GroupVersionHook, handlerName string,
+	Call(ctx context.Context, config runtimev1.ClientConfig, hook runtimecatalog.GroupVersionHook, handlerName string,
 		timeout time.Duration, settings map[string]string, request runtime.Object, response runtimehooksv1.ResponseObject) error
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -40,7 +40,7 @@ func (e *ignoredCall) Unwrap() error { return e.err }
 // what the reconcile makes of it: ignored under failurePolicy Ignore when
 // the policy applies to it, a failure to retry otherwise.
 func failedDiscovery(policy runtimev1.FailurePolicy, err error) error {
-	if policy == runtimev1.FailurePolicyIgnore && runtimeclient.FailurePolicyApplies(err) {
+	if policy == runtimev1.FailurePolicyIgnore && rtclient.FailurePolicyApplies(err) {
 		return &ignoredCall{err: err}
 	}
 	return &callError{err: err}
@@ -56,7 +56,7 @@ func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, pa
 	}
 	handler := res.usable[key]
 
-	effective := runtimeclient.MergeSettings(handler.Settings, patch.External.Settings)
+	effective := rtclient.MergeSettings(handler.Settings, patch.External.Settings)
 	started := time.Now()
 	vars, outcome, err := r.Cache.GetFor(ctx, user, handler.Name, handler.Fingerprint, effective,
 		func(ctx context.Context) ([]clusterv1.ClusterClassVariable, error) {

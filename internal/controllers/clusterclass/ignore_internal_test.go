@@ -10,12 +10,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
@@ -35,7 +35,7 @@ type discoveryUnderTest struct {
 
 func newDiscoveryUnderTest(t *testing.T, config runtimev1.ClientConfig, policy runtimev1.FailurePolicy) *discoveryUnderTest {
 	t.Helper()
-	caller, err := runtimeclient.New(runtimeclient.Options{})
+	caller, err := rtclient.New(rtclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func newDiscoveryUnderTest(t *testing.T, config runtimev1.ClientConfig, policy r
 			Name: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, configName), ExtensionConfig: configName, Fingerprint: "f1",
 		},
 		HandlerName:    sampleextension.DiscoverVariablesHandler,
-		Hook:           catalog.GroupVersionHook{Group: runtimehooksv1.GroupVersion.Group, Version: runtimehooksv1.GroupVersion.Version, Hook: "DiscoverVariables"},
+		Hook:           runtimecatalog.GroupVersionHook{Group: runtimehooksv1.GroupVersion.Group, Version: runtimehooksv1.GroupVersion.Version, Hook: "DiscoverVariables"},
 		TimeoutSeconds: 5,
 		FailurePolicy:  policy,
 		ClientConfig:   config,
@@ -68,8 +68,8 @@ func newDiscoveryUnderTest(t *testing.T, config runtimev1.ClientConfig, policy r
 }
 
 // reconcile runs one pass of reconcileVariables and returns whether it
-// was ready, the retry error, VariablesReady and the published variables.
-func (d *discoveryUnderTest) reconcile(t *testing.T) (ready bool, retry error, condition *metav1.Condition, variables string) {
+// was ready, VariablesReady, the published variables and the retry error.
+func (d *discoveryUnderTest) reconcile(t *testing.T) (ready bool, condition *metav1.Condition, variables string, retry error) {
 	t.Helper()
 	ready, retry = d.r.reconcileVariables(context.Background(), d.cc, d.res)
 	condition = meta.FindStatusCondition(d.cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
@@ -80,7 +80,7 @@ func (d *discoveryUnderTest) reconcile(t *testing.T) (ready bool, retry error, c
 	for _, v := range d.cc.Status.Variables {
 		names = append(names, v.Name)
 	}
-	return ready, retry, condition, strings.Join(names, " ")
+	return ready, condition, strings.Join(names, " "), retry
 }
 
 // As Cluster API's CallExtension, failurePolicy Ignore makes an answer
@@ -126,7 +126,7 @@ func TestReconcileVariables_FailurePolicyIgnoreDropsOnlyCallsWithoutAReadableAns
 			config := tt.config(t)
 			for _, policy := range []runtimev1.FailurePolicy{runtimev1.FailurePolicyIgnore, runtimev1.FailurePolicyFail} {
 				d := newDiscoveryUnderTest(t, config, policy)
-				ready, retry, condition, variables := d.reconcile(t)
+				ready, condition, variables, retry := d.reconcile(t)
 				if retry == nil || !strings.Contains(retry.Error(), tt.want) {
 					t.Errorf("%s: retry %v, want one saying %q", policy, retry, tt.want)
 				}
@@ -170,12 +170,12 @@ func TestReconcileVariables_AnIgnoredFailureGivesWayToTheHandlersNextAnswer(t *t
 	ext.SetFaults(target, sampleextension.Faults{ErrorRate: 1})
 	d := newDiscoveryUnderTest(t, runtimev1.ClientConfig{URL: url, CABundle: ca}, runtimev1.FailurePolicyIgnore)
 
-	if ready, retry, _, variables := d.reconcile(t); !ready || retry == nil || variables != "zone" {
+	if ready, _, variables, retry := d.reconcile(t); !ready || retry == nil || variables != "zone" {
 		t.Fatalf("failing: ready %t, retry %v, variables %q; want ready with zone only, retried", ready, retry, variables)
 	}
 	ext.ResetFaults()
 	polltest.Eventually(t, 10*time.Second, "the handler's answer published", func() (bool, string) {
-		ready, retry, _, variables := d.reconcile(t)
+		ready, _, variables, retry := d.reconcile(t)
 		return ready && retry == nil && variables == "size zone", "variables " + variables
 	})
 
@@ -184,7 +184,7 @@ func TestReconcileVariables_AnIgnoredFailureGivesWayToTheHandlersNextAnswer(t *t
 	handler := d.res.usable[patchField{"external", extensionindex.FieldDiscoverVariables}]
 	handler.Fingerprint = "f2"
 	d.res.usable[patchField{"external", extensionindex.FieldDiscoverVariables}] = handler
-	if ready, retry, _, variables := d.reconcile(t); !ready || retry == nil || variables != "zone" {
+	if ready, _, variables, retry := d.reconcile(t); !ready || retry == nil || variables != "zone" {
 		t.Errorf("failing again: ready %t, retry %v, variables %q; want ready with zone only, retried", ready, retry, variables)
 	}
 }

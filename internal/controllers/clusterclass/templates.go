@@ -20,7 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -251,7 +251,7 @@ func templateCRDKeys(obj client.Object) []string {
 // labels decide RefVersionsUpToDate. Cluster API's resync repairs that
 // every ten minutes; with no resync, the watch does it at once. Only
 // metadata is watched, which the contract check reads anyway.
-func (r *Reconciler) templateCRDSource(c cache.Cache) source.Source {
+func (r *Reconciler) templateCRDSource(c ctrlcache.Cache) source.Source {
 	crd := &metav1.PartialObjectMetadata{}
 	crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
 	users := func(ctx context.Context, q queue, crd *metav1.PartialObjectMetadata) {

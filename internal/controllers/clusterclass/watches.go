@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -35,7 +35,7 @@ func enqueue(q queue, trigger string, requests ...reconcile.Request) {
 // or when its generation or annotations change (paused). Our own status
 // writes and resyncs change neither, and enqueue nothing. It also keeps the
 // index size gauges.
-func clusterClassSource(c cache.Cache, sizes *indexSizes) source.Source {
+func clusterClassSource(c ctrlcache.Cache, sizes *indexSizes) source.Source {
 	request := func(cc *clusterv1.ClusterClass) reconcile.Request {
 		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}}
 	}
@@ -111,7 +111,7 @@ func (r *Reconciler) registrySource(mapper extensionindex.Mapper) source.Source 
 // namespaceSource enqueues, on a Namespace label change, the ClusterClasses
 // in it whose referenced configs now admit or reject it. Only metadata is
 // watched.
-func (r *Reconciler) namespaceSource(c cache.Cache, mapper extensionindex.Mapper) source.Source {
+func (r *Reconciler) namespaceSource(c ctrlcache.Cache, mapper extensionindex.Mapper) source.Source {
 	return source.Kind(c, extensionindex.NamespaceMetadata(), handler.TypedFuncs[*metav1.PartialObjectMetadata, reconcile.Request]{
 		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*metav1.PartialObjectMetadata], q queue) {
 			if equality.Semantic.DeepEqual(e.ObjectOld.Labels, e.ObjectNew.Labels) {

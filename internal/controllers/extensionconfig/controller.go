@@ -19,7 +19,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -80,7 +80,7 @@ type Reconciler struct {
 	// metadata from; nil means the manager's. A manager whose own cache
 	// sees only some Secrets (Cluster API's sees only those labelled with a
 	// cluster name) passes one that sees them all.
-	SecretMetadata cache.Cache
+	SecretMetadata ctrlcache.Cache
 	// ResponseCache, when set, takes each config's max age from
 	// ResponseCacheMaxAgeAnnotation, and the config reports it in
 	// ResponsesCachedCondition. The drop-in core manager sets it for its

@@ -20,14 +20,14 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
@@ -53,7 +53,7 @@ type harness struct {
 
 // startController runs the ExtensionConfig controller in its own manager
 // against the test control plane until the test ends.
-func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration) *harness {
+func startController(t *testing.T, clientOpts rtclient.Options, rediscovery time.Duration) *harness {
 	t.Helper()
 	return startControllerWith(t, clientOpts, rediscovery, harnessOptions{})
 }
@@ -61,7 +61,7 @@ func startController(t *testing.T, clientOpts runtimeclient.Options, rediscovery
 // harnessOptions set up the manager beyond startController's defaults.
 type harnessOptions struct {
 	// cache is the manager's cache options.
-	cache cache.Options
+	cache ctrlcache.Options
 	// secretCache gives the CA watch a Secret metadata cache of its own.
 	secretCache bool
 	// watchFilter is the Reconciler's WatchFilterValue.
@@ -74,7 +74,7 @@ type harnessOptions struct {
 }
 
 // startControllerWith is startController with more settings.
-func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, rediscovery time.Duration, o harnessOptions) *harness {
+func startControllerWith(t *testing.T, clientOpts rtclient.Options, rediscovery time.Duration, o harnessOptions) *harness {
 	t.Helper()
 	logs := &polltest.Buffer{}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
@@ -88,7 +88,7 @@ func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, redisco
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := runtimeclient.New(clientOpts)
+	rc, err := rtclient.New(clientOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func startControllerWith(t *testing.T, clientOpts runtimeclient.Options, redisco
 		DiscoverOnEveryChange: o.discoverOnEveryChange,
 	}
 	if o.secretCache {
-		c, err := cache.New(mgr.GetConfig(), cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
+		c, err := ctrlcache.New(mgr.GetConfig(), ctrlcache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func waitDiscovered(t *testing.T, name string, status metav1.ConditionStatus, me
 }
 
 func TestReconcile_DiscoversHandlersAndRegistersThem(t *testing.T) {
-	h := startController(t, runtimeclient.Options{}, 0)
+	h := startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("discover")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
@@ -204,7 +204,7 @@ func TestReconcile_DiscoversHandlersAndRegistersThem(t *testing.T) {
 }
 
 func TestReconcile_ReDiscoveryWithTheSameAnswerWritesNothing(t *testing.T) {
-	startController(t, runtimeclient.Options{}, 300*time.Millisecond)
+	startController(t, rtclient.Options{}, 300*time.Millisecond)
 	ext := startExtension(t)
 	name := uniqueName("quiet")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
@@ -223,7 +223,7 @@ func TestReconcile_ReDiscoveryWithTheSameAnswerWritesNothing(t *testing.T) {
 
 func TestReconcile_BrokenExtensionsReportTheCauseWithoutHotLoopAndRecover(t *testing.T) {
 	// A small body bound and a short discovery timeout keep the test fast.
-	startController(t, runtimeclient.Options{MaxResponseBytes: 64 << 10, DiscoveryTimeout: 500 * time.Millisecond}, 0)
+	startController(t, rtclient.Options{MaxResponseBytes: 64 << 10, DiscoveryTimeout: 500 * time.Millisecond}, 0)
 	closedURL := "https://127.0.0.1:1"
 	_, otherCA, stopOther, err := sampleextension.StartTLS(sampleextension.New(sampleextension.Options{}))
 	if err != nil {
@@ -355,7 +355,7 @@ func TestReconcile_BrokenExtensionsReportTheCauseWithoutHotLoopAndRecover(t *tes
 }
 
 func TestReconcile_FailedRediscoveryKeepsTheLastGoodHandlers(t *testing.T) {
-	h := startController(t, runtimeclient.Options{}, 300*time.Millisecond)
+	h := startController(t, rtclient.Options{}, 300*time.Millisecond)
 	ext := startExtension(t)
 	name := uniqueName("keep")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
@@ -398,7 +398,7 @@ func injectOnceTheSecretAppears(t *testing.T, prefix string) (*extension, string
 }
 
 func TestReconcile_InjectsCAFromTheAnnotatedSecret(t *testing.T) {
-	h := startController(t, runtimeclient.Options{}, 0)
+	h := startController(t, rtclient.Options{}, 0)
 	ext, _ := injectOnceTheSecretAppears(t, "inject")
 
 	// Even at the highest verbosity, the CA never reaches the logs, in PEM
@@ -428,8 +428,8 @@ func TestReconcile_InjectsCAThroughASeparateSecretCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := startControllerWith(t, runtimeclient.Options{}, 0, harnessOptions{
-		cache:       cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: clusterSecrets}}},
+	h := startControllerWith(t, rtclient.Options{}, 0, harnessOptions{
+		cache:       ctrlcache.Options{ByObject: map[client.Object]ctrlcache.ByObject{&corev1.Secret{}: {Label: clusterSecrets}}},
 		secretCache: true,
 	})
 	_, ns := injectOnceTheSecretAppears(t, "separate-cache")
@@ -449,7 +449,7 @@ func TestReconcile_InjectsCAThroughASeparateSecretCache(t *testing.T) {
 // Discovery: the reconcile that writes the new caBundle discovers with it,
 // and the spec change it writes wakes nobody again.
 func TestReconcile_ACARotationCostsOneReconcileAndOneDiscovery(t *testing.T) {
-	h := startController(t, runtimeclient.Options{}, 0)
+	h := startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	ns := env.Namespace(t, nil)
 	name := uniqueName("rotate")
@@ -506,7 +506,7 @@ func TestReconcile_ACARotationCostsOneReconcileAndOneDiscovery(t *testing.T) {
 // With a watch filter, as Cluster API's --watch-filter, only configs
 // labelled with its value are discovered.
 func TestReconcile_WatchFilterLeavesOtherConfigsAlone(t *testing.T) {
-	startControllerWith(t, runtimeclient.Options{}, 0, harnessOptions{watchFilter: "shard-a"})
+	startControllerWith(t, rtclient.Options{}, 0, harnessOptions{watchFilter: "shard-a"})
 	ext := startExtension(t)
 	theirs := uniqueName("theirs")
 	createExtensionConfig(t, theirs, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
@@ -526,7 +526,7 @@ func TestReconcile_WatchFilterLeavesOtherConfigsAlone(t *testing.T) {
 }
 
 func TestReconcile_PausedConfigIsNotDiscovered(t *testing.T) {
-	startController(t, runtimeclient.Options{}, 0)
+	startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("paused")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA},
@@ -549,7 +549,7 @@ func TestReconcile_PausedConfigIsNotDiscovered(t *testing.T) {
 }
 
 func TestReconcile_DeleteUnregistersHandlers(t *testing.T) {
-	h := startController(t, runtimeclient.Options{}, 0)
+	h := startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("delete")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
@@ -567,7 +567,7 @@ func TestWarmup_RegistersRecordedHandlersWhileTheExtensionIsDown(t *testing.T) {
 	// Recorded by an earlier run; the extension is gone now.
 	env.RecordedExtensionConfig(t, name, nil, "discover-variables")
 
-	h := startController(t, runtimeclient.Options{DiscoveryTimeout: time.Second}, 0)
+	h := startController(t, rtclient.Options{DiscoveryTimeout: time.Second}, 0)
 	polltest.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
 	if _, ok := h.registry.Get("discover-variables." + name); !ok {
 		t.Fatal("warm-up did not register the recorded handler")
@@ -594,7 +594,7 @@ func TestWarmup_ReadsShortNamesOfEarlierVersionsAndSkipsForeignNames(t *testing.
 		t.Fatal(err)
 	}
 
-	h := startController(t, runtimeclient.Options{DiscoveryTimeout: time.Second}, 0)
+	h := startController(t, rtclient.Options{DiscoveryTimeout: time.Second}, 0)
 	polltest.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
 	if _, ok := h.registry.Get("discover-variables." + name); !ok {
 		t.Error("warm-up did not register the short recorded name under its full name")

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
@@ -66,7 +66,7 @@ func freshRegistration(t *testing.T, name string) []registry.Handler {
 // the new spec, as a fresh start registers them, and every handler's
 // fingerprint changes, which voids its cached answers in both caches.
 func TestReconcile_SpecChangesTakeEffectWhileDiscoveryFails(t *testing.T) {
-	h := startController(t, runtimeclient.Options{}, 0)
+	h := startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("failing")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
@@ -125,7 +125,7 @@ func TestReconcile_SpecChangesTakeEffectWhileDiscoveryFails(t *testing.T) {
 // every condition still observes the new generation within seconds.
 func TestReconcile_ACARotationLeavesEveryConditionAtTheCurrentGeneration(t *testing.T) {
 	policy := &maxAges{got: map[string]time.Duration{}}
-	startControllerWith(t, runtimeclient.Options{}, 0, harnessOptions{responseCache: policy})
+	startControllerWith(t, rtclient.Options{}, 0, harnessOptions{responseCache: policy})
 	ext := startExtension(t)
 	ns := env.Namespace(t, nil)
 	name := uniqueName("rotate-gen")

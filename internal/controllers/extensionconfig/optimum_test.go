@@ -14,7 +14,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 )
 
@@ -60,7 +60,7 @@ func afterQueuedEvents(t *testing.T) {
 }
 
 func TestReconcile_LabelsAnnotationsAndSettingsRunNoDiscovery(t *testing.T) {
-	h := startController(t, runtimeclient.Options{}, 0)
+	h := startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("annotated")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
@@ -106,7 +106,7 @@ func TestReconcile_LabelsAnnotationsAndSettingsRunNoDiscovery(t *testing.T) {
 }
 
 func TestReconcile_UnpausingDiscoversAgain(t *testing.T) {
-	startController(t, runtimeclient.Options{}, 0)
+	startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("unpause")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
@@ -129,7 +129,7 @@ func TestReconcile_UnpausingDiscoversAgain(t *testing.T) {
 
 func TestReconcile_TheResponseCacheAnnotationIsReportedWithoutDiscovery(t *testing.T) {
 	policy := &maxAges{got: map[string]time.Duration{}}
-	startControllerWith(t, runtimeclient.Options{}, 0, harnessOptions{responseCache: policy})
+	startControllerWith(t, rtclient.Options{}, 0, harnessOptions{responseCache: policy})
 	ext := startExtension(t)
 	name := uniqueName("cached")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)

@@ -11,7 +11,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	runtimeclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 )
 
@@ -20,7 +20,7 @@ import (
 // for each update of labels, annotations or spec, one for a status another
 // writer changed, and none for our own status writes.
 func TestReconcile_DiscoverOnEveryChangeRunsDiscoveryForWhatUsersDoAndNotForOurWrites(t *testing.T) {
-	startControllerWith(t, runtimeclient.Options{}, 0, harnessOptions{discoverOnEveryChange: true})
+	startControllerWith(t, rtclient.Options{}, 0, harnessOptions{discoverOnEveryChange: true})
 	ext := startExtension(t)
 	name := uniqueName("every")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)

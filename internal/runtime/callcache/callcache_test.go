@@ -165,7 +165,7 @@ func TestGetFor_AFailureAnswersTheSameKeyUntilItsBackoffThenDoubles(t *testing.T
 func TestForget_DropsAHandlersFailures(t *testing.T) {
 	c := New[int](Options{})
 	boom := func(context.Context) (int, error) { return 0, errors.New("boom") }
-	c.GetFor(context.Background(), nobody, "h", "fp", nil, boom)
+	_, _, _ = c.GetFor(context.Background(), nobody, "h", "fp", nil, boom)
 	if _, outcome, _ := c.GetFor(context.Background(), nobody, "h", "fp", nil, boom); outcome != FailureShared {
 		t.Fatalf("outcome %s before Forget, want %s", outcome, FailureShared)
 	}
@@ -180,7 +180,7 @@ func TestGetFor_MaxAgeExpiresEntries(t *testing.T) {
 	now := time.Now()
 	c.now = func() time.Time { return now }
 	call := func(context.Context) (int, error) { return 1, nil }
-	c.GetFor(context.Background(), nobody, "h", "fp", nil, call)
+	_, _, _ = c.GetFor(context.Background(), nobody, "h", "fp", nil, call)
 	now = now.Add(30 * time.Second)
 	if _, outcome, _ := c.GetFor(context.Background(), nobody, "h", "fp", nil, call); outcome != Hit {
 		t.Errorf("within max age: %s", outcome)
@@ -403,7 +403,7 @@ func TestCache_BoundHoldsUnderManyDistinctSettings(t *testing.T) {
 func TestNew_ZeroMaxEntriesMeansTheDefault(t *testing.T) {
 	c := New[int](Options{})
 	for i := range DefaultMaxEntries + 10 {
-		c.GetFor(context.Background(), nobody, "h", "fp", map[string]string{"i": strconv.Itoa(i)}, func(context.Context) (int, error) { return i, nil })
+		_, _, _ = c.GetFor(context.Background(), nobody, "h", "fp", map[string]string{"i": strconv.Itoa(i)}, func(context.Context) (int, error) { return i, nil })
 	}
 	if n := c.Len(); n != DefaultMaxEntries {
 		t.Errorf("Len = %d, want DefaultMaxEntries (%d)", n, DefaultMaxEntries)

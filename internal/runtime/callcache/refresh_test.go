@@ -57,10 +57,10 @@ func TestRefresh_AsksOncePerDistinctRequestInUseAndTellsOnlyItsUsersOfAChange(t 
 	shared, alone, unused := &extension{}, &extension{}, &extension{}
 	shared.answer.Store(1)
 	for _, user := range []types.NamespacedName{userA, userB, userC} {
-		c.GetFor(ctx, user, "shared", "fp", nil, shared.call)
+		_, _, _ = c.GetFor(ctx, user, "shared", "fp", nil, shared.call)
 	}
-	c.GetFor(ctx, userD, "alone", "fp", map[string]string{"k": "v"}, alone.call)
-	c.GetFor(ctx, nobody, "unused", "fp", nil, unused.call)
+	_, _, _ = c.GetFor(ctx, userD, "alone", "fp", map[string]string{"k": "v"}, alone.call)
+	_, _, _ = c.GetFor(ctx, nobody, "unused", "fp", nil, unused.call)
 	if shared.calls.Load() != 1 {
 		t.Fatalf("three users of one request made %d calls", shared.calls.Load())
 	}
@@ -108,7 +108,7 @@ func TestRefresh_AFailureTellsTheUsersAndAnswersThemWithTheError(t *testing.T) {
 	c := newClocked(Options{MaxAge: time.Minute})
 	ctx := context.Background()
 	e := &extension{}
-	c.GetFor(ctx, userA, "h", "fp", nil, e.call)
+	_, _, _ = c.GetFor(ctx, userA, "h", "fp", nil, e.call)
 
 	c.now = c.now.Add(61 * time.Second)
 	e.fail.Store(true)
@@ -131,7 +131,7 @@ func TestRefresh_ARecoveryTellsTheUsersTheFailureWasToldTo(t *testing.T) {
 	ctx := context.Background()
 	e := &extension{}
 	for _, user := range []types.NamespacedName{userA, userB} {
-		c.GetFor(ctx, user, "h", "fp", nil, e.call)
+		_, _, _ = c.GetFor(ctx, user, "h", "fp", nil, e.call)
 	}
 	c.now = c.now.Add(61 * time.Second)
 	e.fail.Store(true)
@@ -155,7 +155,7 @@ func TestRefresh_AnAnswerOfAReplacedRegistrationDoesNotComeBack(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{})
 	old := func(context.Context) (int, error) { return 1, nil }
-	c.GetFor(ctx, userA, "h", "fp1", nil, old)
+	_, _, _ = c.GetFor(ctx, userA, "h", "fp1", nil, old)
 	slowOld := func(context.Context) (int, error) {
 		close(started)
 		<-release

@@ -120,7 +120,7 @@ func TestRefresh_AnAnswerGrownPastTheBoundIsDroppedAndItsUsersTold(t *testing.T)
 	ctx := context.Background()
 	ext := &extension{}
 	ext.answer.Store(60)
-	c.GetFor(ctx, userA, "h", "fp", nil, ext.call)
+	_, _, _ = c.GetFor(ctx, userA, "h", "fp", nil, ext.call)
 	ext.answer.Store(101)
 	c.now = c.now.Add(2 * time.Minute)
 	var outcomes []RefreshOutcome
@@ -150,8 +150,8 @@ func TestRefresh_SkipsAnswersEvictedByBytes(t *testing.T) {
 	first, second := &extension{}, &extension{}
 	first.answer.Store(60)
 	second.answer.Store(50)
-	c.GetFor(ctx, userA, "h", "fp", map[string]string{"n": "1"}, first.call)
-	c.GetFor(ctx, userB, "h", "fp", map[string]string{"n": "2"}, second.call) // evicts the first
+	_, _, _ = c.GetFor(ctx, userA, "h", "fp", map[string]string{"n": "1"}, first.call)
+	_, _, _ = c.GetFor(ctx, userB, "h", "fp", map[string]string{"n": "2"}, second.call) // evicts the first
 	c.now = c.now.Add(2 * time.Minute)
 	c.RefreshEach(ctx, func(RefreshOutcome) {})
 	if first.calls.Load() != 1 || second.calls.Load() != 2 {
@@ -166,7 +166,7 @@ func TestRefresh_SkipsAnswersEvictedByBytes(t *testing.T) {
 func TestNew_ZeroMaxBytesMeansTheDefaultAndRetainedWeighs(t *testing.T) {
 	c := New[int](Options{Weigh: func(any) int64 { return DefaultMaxBytes/3 + 1 }})
 	for i := range 5 {
-		c.GetFor(context.Background(), nobody, "h", "fp", map[string]string{"i": strconv.Itoa(i)}, func(context.Context) (int, error) { return i, nil })
+		_, _, _ = c.GetFor(context.Background(), nobody, "h", "fp", map[string]string{"i": strconv.Itoa(i)}, func(context.Context) (int, error) { return i, nil })
 	}
 	if n := c.Len(); n != 2 {
 		t.Errorf("Len = %d, want 2: three answers of a third of DefaultMaxBytes and a byte do not fit", n)
@@ -175,11 +175,11 @@ func TestNew_ZeroMaxBytesMeansTheDefaultAndRetainedWeighs(t *testing.T) {
 	// Without Weigh, an answer weighs what Retained says.
 	bytes := New[[]byte](Options{MaxBytes: 1 << 20})
 	answer := make([]byte, 100<<10)
-	bytes.GetFor(context.Background(), nobody, "h", "fp", nil, func(context.Context) ([]byte, error) { return answer, nil })
+	_, _, _ = bytes.GetFor(context.Background(), nobody, "h", "fp", nil, func(context.Context) ([]byte, error) { return answer, nil })
 	if got, want := bytes.Bytes(), Retained(answer); got != want {
 		t.Errorf("Bytes = %d, want Retained's %d", got, want)
 	}
-	bytes.GetFor(context.Background(), nobody, "h", "fp", map[string]string{"big": ""}, func(context.Context) ([]byte, error) { return make([]byte, 2<<20), nil })
+	_, _, _ = bytes.GetFor(context.Background(), nobody, "h", "fp", map[string]string{"big": ""}, func(context.Context) ([]byte, error) { return make([]byte, 2<<20), nil })
 	if n := bytes.Len(); n != 1 {
 		t.Errorf("Len = %d after an answer of twice the bound, want 1: it is not stored", n)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 )
@@ -29,7 +29,7 @@ func answering(code int, body string) http.HandlerFunc {
 
 // callHook calls hook's handler "h" at config and returns the decoded
 // response and Call's error.
-func callHook(t *testing.T, c *Client, config runtimev1.ClientConfig, hook catalog.Hook) (runtimehooksv1.ResponseObject, error) {
+func callHook(t *testing.T, c *Client, config runtimev1.ClientConfig, hook runtimecatalog.Hook) (runtimehooksv1.ResponseObject, error) {
 	t.Helper()
 	gvh, err := c.Catalog().GroupVersionHook(hook)
 	if err != nil {
@@ -61,7 +61,7 @@ func TestCall_AcceptsWhatClusterAPIsClientAccepts(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		hook  catalog.Hook
+		hook  runtimecatalog.Hook
 		body  string
 		check func(*testing.T, runtimehooksv1.ResponseObject)
 	}{
@@ -274,7 +274,7 @@ func TestDefaultMaxResponseBytes_HoldsPatchesForTheLargestRequest(t *testing.T) 
 func TestCall_AnswersOfAnotherKindOrAPIVersionAreNamed(t *testing.T) {
 	tests := []struct {
 		name string
-		hook catalog.Hook
+		hook runtimecatalog.Hook
 		body string
 		want string
 	}{

@@ -13,7 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
@@ -65,7 +65,7 @@ type Options struct {
 type CallRecord struct {
 	// Host is the extension's host and port.
 	Host string
-	Hook catalog.GroupVersionHook
+	Hook runtimecatalog.GroupVersionHook
 	// HTTPStatus is the answer's status code; zero when none came back.
 	HTTPStatus int
 	// ResponseStatus is the answer's status: Success or Failure, empty
@@ -78,7 +78,7 @@ type CallRecord struct {
 // Client calls Runtime Extension hooks. It is safe for concurrent use and
 // keeps one connection pool per distinct CA bundle in use.
 type Client struct {
-	catalog *catalog.Catalog
+	catalog *runtimecatalog.Catalog
 	// clientCert holds the client certificate as last read from its files;
 	// nil without one.
 	clientCert       *certwatcher.CertWatcher
@@ -94,7 +94,7 @@ type Client struct {
 // New returns a Client. It fails when the client certificate cannot be
 // loaded; Start keeps it current.
 func New(opts Options) (*Client, error) {
-	cat := catalog.New()
+	cat := runtimecatalog.New()
 	if err := runtimehooksv1.AddToCatalog(cat); err != nil {
 		return nil, fmt.Errorf("build hook catalog: %w", err)
 	}
@@ -146,7 +146,7 @@ func (c *Client) Start(ctx context.Context) error {
 func (c *Client) NeedLeaderElection() bool { return false }
 
 // Catalog returns the hook catalog the client uses.
-func (c *Client) Catalog() *catalog.Catalog { return c.catalog }
+func (c *Client) Catalog() *runtimecatalog.Catalog { return c.catalog }
 
 // Call sends request to one hook handler of the extension at config and
 // decodes the answer into response. handlerName is the name the extension
@@ -159,7 +159,7 @@ func (c *Client) Catalog() *catalog.Catalog { return c.catalog }
 // not JSON, names another kind or apiVersion than the hook's, or does not
 // say Success (a StatusError). FailurePolicyApplies tells which of these a
 // handler's failure policy decides.
-func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook catalog.GroupVersionHook, handlerName string,
+func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook runtimecatalog.GroupVersionHook, handlerName string,
 	timeout time.Duration, settings map[string]string, request runtime.Object, response runtimehooksv1.ResponseObject,
 ) error {
 	target, body, responseGVK, err := c.buildRequest(config, hook, handlerName, settings, request)
@@ -188,7 +188,7 @@ func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook c
 // buildRequest resolves the hook's request and response kinds and the
 // handler's URL, and encodes a copy of the request with the registration's
 // settings under its own, leaving the caller's request as it was.
-func (c *Client) buildRequest(config runtimev1.ClientConfig, hook catalog.GroupVersionHook, handlerName string,
+func (c *Client) buildRequest(config runtimev1.ClientConfig, hook runtimecatalog.GroupVersionHook, handlerName string,
 	settings map[string]string, request runtime.Object,
 ) (*url.URL, []byte, schema.GroupVersionKind, error) {
 	requestGVK, err := c.catalog.Request(hook)
@@ -199,7 +199,7 @@ func (c *Client) buildRequest(config runtimev1.ClientConfig, hook catalog.GroupV
 	if err != nil {
 		return nil, nil, schema.GroupVersionKind{}, fmt.Errorf("hook %s: %w", hook, err)
 	}
-	target, err := URL(config, catalog.GVHToPath(hook, handlerName))
+	target, err := URL(config, runtimecatalog.GVHToPath(hook, handlerName))
 	if err != nil {
 		return nil, nil, schema.GroupVersionKind{}, err
 	}

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 )
@@ -39,7 +39,7 @@ func (c *Client) Discover(ctx context.Context, ext *runtimev1.ExtensionConfig) (
 // problems are reported together. These are Cluster API's checks: a
 // Discovery handler is accepted and registered as it is there (nothing
 // calls it), and an empty list of handlers is a valid answer.
-func ValidateDiscovery(cat *catalog.Catalog, response *runtimehooksv1.DiscoveryResponse) ([]runtimev1.ExtensionHandler, error) {
+func ValidateDiscovery(cat *runtimecatalog.Catalog, response *runtimehooksv1.DiscoveryResponse) ([]runtimev1.ExtensionHandler, error) {
 	var problems []string
 	seen := map[string]bool{}
 	handlers := make([]runtimev1.ExtensionHandler, 0, len(response.Handlers))
@@ -64,7 +64,7 @@ func ValidateDiscovery(cat *catalog.Catalog, response *runtimehooksv1.DiscoveryR
 		seen[h.Name] = true
 
 		gv, err := schema.ParseGroupVersion(h.RequestHook.APIVersion)
-		gvh := catalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook}
+		gvh := runtimecatalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook}
 		switch {
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("%s: requestHook.apiVersion %q does not parse", where, h.RequestHook.APIVersion))

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
@@ -14,9 +14,9 @@ import (
 // The seeds of the fuzz targets are files under testdata/fuzz/<target>/, so
 // that `go test` replays them and `make fuzz` starts from them.
 
-func fuzzCatalog(t testing.TB) *catalog.Catalog {
+func fuzzCatalog(t testing.TB) *runtimecatalog.Catalog {
 	t.Helper()
-	cat := catalog.New()
+	cat := runtimecatalog.New()
 	if err := runtimehooksv1.AddToCatalog(cat); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func fuzzCatalog(t testing.TB) *catalog.Catalog {
 // timeouts within 0..30, a known failure policy.
 func FuzzDiscoveryResponse(f *testing.F) {
 	cat := fuzzCatalog(f)
-	want, err := cat.Response(catalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "Discovery"})
+	want, err := cat.Response(runtimecatalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "Discovery"})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func FuzzDiscoveryResponse(f *testing.F) {
 // message names the right field.
 func FuzzDiscoverVariablesResponse(f *testing.F) {
 	cat := fuzzCatalog(f)
-	want, err := cat.Response(catalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "DiscoverVariables"})
+	want, err := cat.Response(runtimecatalog.GroupVersionHook{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1", Hook: "DiscoverVariables"})
 	if err != nil {
 		f.Fatal(err)
 	}

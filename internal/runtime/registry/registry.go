@@ -10,7 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -25,7 +25,7 @@ type Handler struct {
 	// HandlerName is the name the extension discovered.
 	HandlerName string
 	// Hook is the hook the handler serves.
-	Hook catalog.GroupVersionHook
+	Hook runtimecatalog.GroupVersionHook
 	// TimeoutSeconds and FailurePolicy are as discovered (defaulted).
 	TimeoutSeconds int32
 	FailurePolicy  runtimev1.FailurePolicy
@@ -49,7 +49,7 @@ func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, []extensionindex.Sk
 		handlers = append(handlers, Handler{
 			HandlerState:   extensionindex.StateOf(ext, h),
 			HandlerName:    h.HandlerName,
-			Hook:           catalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook},
+			Hook:           runtimecatalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook},
 			TimeoutSeconds: h.TimeoutSeconds,
 			FailurePolicy:  h.FailurePolicy,
 			ClientConfig:   *ext.Spec.ClientConfig.DeepCopy(),
@@ -238,7 +238,7 @@ func (r *Registry) ForConfig(extensionConfig string) []Handler {
 }
 
 // ByHook returns every handler serving a hook (any version), sorted by name.
-func (r *Registry) ByHook(hook catalog.GroupHook) []Handler {
+func (r *Registry) ByHook(hook runtimecatalog.GroupHook) []Handler {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	var out []Handler

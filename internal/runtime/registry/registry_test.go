@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
@@ -141,7 +141,7 @@ func TestRegister_ReportsChangedHandlersAndNotifiesSubscribers(t *testing.T) {
 	if h.ExtensionConfig != "ext" || h.HandlerName != "discover" || h.Hook.Hook != "DiscoverVariables" || h.Settings["size"] != "small" {
 		t.Errorf("unexpected handler %+v", h)
 	}
-	if got := r.ByHook(catalog.GroupHook{Group: "hooks.runtime.cluster.x-k8s.io", Hook: "DiscoverVariables"}); len(got) != 1 || got[0].Name != "discover.ext" {
+	if got := r.ByHook(runtimecatalog.GroupHook{Group: "hooks.runtime.cluster.x-k8s.io", Hook: "DiscoverVariables"}); len(got) != 1 || got[0].Name != "discover.ext" {
 		t.Errorf("ByHook = %+v", got)
 	}
 
