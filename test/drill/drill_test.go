@@ -171,12 +171,15 @@ func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
 }
 
 // TestProperty_EveryStatusEqualsAFreshControllers runs a short property
-// drill: random events, and after each round a fresh controller that must
-// find nothing to write. PROPERTY_SEED repeats a run.
+// drill: random events, every other round one where Discovery of configs
+// fails while their settings, CA or URL change, and after each round a
+// fresh controller that must find nothing to write. PROPERTY_SEED repeats
+// a run.
 func TestProperty_EveryStatusEqualsAFreshControllers(t *testing.T) {
 	skipShort(t)
 	o := PropertyOptions{Rounds: 6, ClusterClasses: 12, ExtensionConfigs: 4, Namespaces: 3, MaxEventsPerRound: 4,
-		MaxSpacing: 500 * time.Millisecond, CacheMaxAge: 3 * time.Second, Quiet: 1500 * time.Millisecond, Timeout: 2 * time.Minute}
+		MaxSpacing: 500 * time.Millisecond, CacheMaxAge: 3 * time.Second, Quiet: 1500 * time.Millisecond, Timeout: 2 * time.Minute,
+		FailureRoundEvery: 2}
 	if seed := os.Getenv("PROPERTY_SEED"); seed != "" {
 		var err error
 		if o.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
@@ -194,5 +197,12 @@ func TestProperty_EveryStatusEqualsAFreshControllers(t *testing.T) {
 	logAndJudge(t, r)
 	if r.Totals.Events < o.Rounds {
 		t.Errorf("%d events in %d rounds", r.Totals.Events, o.Rounds)
+	}
+	changed := 0
+	for _, kind := range failingChanges {
+		changed += r.WhileFailing[kind]
+	}
+	if changed == 0 {
+		t.Errorf("no settings, CA or URL change while Discovery failed (made while failing: %v)", r.WhileFailing)
 	}
 }

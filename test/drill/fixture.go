@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +36,12 @@ type extension struct {
 	selector *metav1.LabelSelector
 	// revision is bumped into spec.settings to change the registration.
 	revision int
+	// byName sends the config's calls to localhost rather than 127.0.0.1:
+	// the same server under another URL, which the certificate covers.
+	byName bool
+	// echo makes DiscoverVariables answers name the registration they
+	// were asked through (see echoRequests).
+	echo bool
 }
 
 // fixture is the objects of one drill: namespaces, ExtensionConfigs each
@@ -65,6 +73,9 @@ type fixtureOptions struct {
 	// distinctSettings gives every ClusterClass its own patch settings, so
 	// no two share a DiscoverVariables call and each reconcile calls out.
 	distinctSettings bool
+	// echoRequests makes every extension's DiscoverVariables answers name
+	// the settings revision and host they were asked with.
+	echoRequests bool
 }
 
 // variablesV1 is what every extension answers until a drill changes it.
@@ -87,7 +98,7 @@ func newFixture(o fixtureOptions) (*fixture, error) {
 		handlers[i].TimeoutSeconds = ptr.To(o.handlerTimeout)
 	}
 	for i := range o.extensionConfigs {
-		e := &extension{name: fmt.Sprintf("%s-ext-%d", o.prefix, i)}
+		e := &extension{name: fmt.Sprintf("%s-ext-%d", o.prefix, i), echo: o.echoRequests}
 		if o.selectorEvery > 0 && i%o.selectorEvery == o.selectorEvery-1 {
 			e.selector = benchfixture.TierSelector("a")
 		}
@@ -115,7 +126,11 @@ func (e *extension) serve() error {
 	if e.stop != nil {
 		e.stop()
 	}
-	url, ca, stop, err := sampleextension.StartTLS(e.server)
+	var h http.Handler = e.server
+	if e.echo {
+		h = echoRequests(h)
+	}
+	url, ca, stop, err := sampleextension.StartTLS(h)
 	if err != nil {
 		return fmt.Errorf("start extension %s: %w", e.name, err)
 	}
@@ -139,9 +154,18 @@ func (e *extension) object() *runtimev1.ExtensionConfig {
 
 // fill writes what the drill controls into an ExtensionConfig's spec.
 func (e *extension) fill(ext *runtimev1.ExtensionConfig) {
-	ext.Spec.ClientConfig = runtimev1.ClientConfig{URL: e.url, CABundle: e.ca}
+	ext.Spec.ClientConfig = runtimev1.ClientConfig{URL: e.endpoint(), CABundle: e.ca}
 	ext.Spec.NamespaceSelector = e.selector.DeepCopy()
-	ext.Spec.Settings = map[string]string{"revision": strconv.Itoa(e.revision)}
+	ext.Spec.Settings = map[string]string{revisionSetting: strconv.Itoa(e.revision)}
+}
+
+// endpoint is the URL the config names: the server's, by name when byName
+// is set.
+func (e *extension) endpoint() string {
+	if !e.byName {
+		return e.url
+	}
+	return strings.Replace(e.url, "//127.0.0.1:", "//localhost:", 1)
 }
 
 func (f *fixture) clusterClass(i int, settings map[string]string) *clusterv1.ClusterClass {

@@ -40,16 +40,22 @@ type PropertyOptions struct {
 	// Quiet is how long the controller must reconcile nothing before a
 	// round counts as settled.
 	Quiet time.Duration `json:"quiet"`
+	// FailureRoundEvery makes every n-th round a failure round: it first
+	// makes Discovery of one more config fail, and then draws its first
+	// event and half the others among the settings, CA and URL changes of
+	// configs whose Discovery fails; it recovers none. 0 makes none.
+	FailureRoundEvery int `json:"failureRoundEvery,omitempty"`
 	// Timeout bounds any one wait.
 	Timeout time.Duration `json:"timeout"`
 }
 
 // DefaultPropertyOptions: 40 ClusterClasses over 6 ExtensionConfigs in 4
-// namespaces, rounds of up to 8 events for 10 minutes.
+// namespaces, rounds of up to 8 events for 10 minutes, every third a
+// failure round.
 func DefaultPropertyOptions() PropertyOptions {
 	return PropertyOptions{Duration: 10 * time.Minute, ClusterClasses: 40, ExtensionConfigs: 6, Namespaces: 4,
 		MaxEventsPerRound: 8, MaxSpacing: 700 * time.Millisecond, CacheMaxAge: 4 * time.Second,
-		Quiet: 2 * time.Second, Timeout: 2 * time.Minute}
+		Quiet: 2 * time.Second, Timeout: 2 * time.Minute, FailureRoundEvery: 3}
 }
 
 // The kinds of event the property drill draws from.
@@ -59,18 +65,30 @@ const (
 	eventConfigSettings = "config-settings"
 	eventConfigSelector = "config-selector"
 	eventConfigCA       = "config-ca"
+	eventConfigURL      = "config-url"
 	eventNamespaceLabel = "namespace-labels"
 	eventHandlerToggle  = "handler-added-or-removed"
 	eventAnswerChange   = "answer-change"
 	eventClassReference = "clusterclass-reference"
 	eventManagerRestart = "manager-restart"
+	// Discovery of a config starts or stops failing; each asks for
+	// Discovery at once, so the controller sees it.
+	eventDiscoveryFails    = "discovery-fails"
+	eventDiscoveryRecovers = "discovery-recovers"
 )
+
+// failingChanges are the spec changes a failure round makes to configs
+// whose Discovery fails: each changes the registration, which must take
+// effect all the same.
+var failingChanges = []string{eventConfigSettings, eventConfigCA, eventConfigURL}
 
 // Property runs the property drill: rounds of random events with random
 // spacing, each followed by a quiet period. After each, the round's
-// reconciles and calls are held to the sum of its events' optima, and a
-// freshly started controller, run against the same objects and
-// extensions, must find nothing to write.
+// reconciles and calls are held to the sum of its events' optima, every
+// ExtensionConfig's status to what the model says (Discovered False
+// exactly while its Discovery fails, with the handlers the last Discovery
+// that worked found), and a freshly started controller, run against the
+// same objects and extensions, must find nothing to write.
 func Property(ctx context.Context, env Env, o PropertyOptions) (*PropertyReport, error) {
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
@@ -83,6 +101,9 @@ func Property(ctx context.Context, env Env, o PropertyOptions) (*PropertyReport,
 	h, err := setUp(ctx, env, "property", fixtureOptions{
 		clusterClasses: o.ClusterClasses, extensionConfigs: o.ExtensionConfigs, namespaces: o.Namespaces,
 		selectorEvery: 2, handlerTimeout: 10,
+		// Answers name the registration they were asked through, so a
+		// registration the controller failed to update shows in statuses.
+		echoRequests: true,
 	}, args)
 	if err != nil {
 		return nil, fmt.Errorf("seed %d: %w", o.Seed, err)
@@ -92,7 +113,7 @@ func Property(ctx context.Context, env Env, o PropertyOptions) (*PropertyReport,
 	if err != nil {
 		return nil, fmt.Errorf("seed %d: %w", o.Seed, err)
 	}
-	report := &PropertyReport{Options: o, Kinds: map[string]int{}}
+	report := &PropertyReport{Options: o, Kinds: map[string]int{}, WhileFailing: map[string]int{}}
 	if err := p.createClasses(ctx); err != nil {
 		return report, fmt.Errorf("seed %d: %w", o.Seed, err)
 	}
@@ -113,6 +134,9 @@ func Property(ctx context.Context, env Env, o PropertyOptions) (*PropertyReport,
 		report.Events = append(report.Events, events...)
 		for _, e := range events {
 			report.Kinds[e.Kind]++
+			if e.DiscoveryFails && e.Kind != eventDiscoveryFails {
+				report.WhileFailing[e.Kind]++
+			}
 		}
 		if err != nil {
 			return report, fmt.Errorf("seed %d, round %d: %w", o.Seed, round, err)
@@ -120,8 +144,8 @@ func Property(ctx context.Context, env Env, o PropertyOptions) (*PropertyReport,
 		report.Checks++
 		report.Rounds = append(report.Rounds, r)
 		report.Totals.add(r)
-		env.progress("property: round %d: %d events, %d reconciles (bound %d), %d calls (bound %d), settled in %s, %d fresh writes",
-			round, r.Events, r.Reconciles, r.ReconcileBound, r.Calls, r.CallBound, r.Settled.Round(time.Millisecond), len(r.FreshWrites))
+		env.progress("property: round %d: %d events, %d reconciles (bound %d), %d calls (bound %d), settled in %s, %d configs failing Discovery, %d fresh writes",
+			round, r.Events, r.Reconciles, r.ReconcileBound, r.Calls, r.CallBound, r.Settled.Round(time.Millisecond), r.FailingConfigs, len(r.FreshWrites))
 	}
 	return report, nil
 }
@@ -135,8 +159,13 @@ type propertyWorld struct {
 	args []string
 	rng  *rand.Rand
 
-	exists       []bool
+	exists []bool
+	// hasDiscover is whether extension k advertises DiscoverVariables;
+	// recorded whether config k's status records it, as the last Discovery
+	// that worked found it; failing whether extension k fails Discovery.
 	hasDiscover  []bool
+	recorded     []bool
+	failing      []bool
 	answer       []int
 	baseCA       [][]byte
 	extendedCA   []bool
@@ -171,6 +200,8 @@ func newPropertyWorld(h *harness, o PropertyOptions, args []string) (*propertyWo
 	for _, e := range f.extensions {
 		p.exists = append(p.exists, true)
 		p.hasDiscover = append(p.hasDiscover, true)
+		p.recorded = append(p.recorded, true)
+		p.failing = append(p.failing, false)
 		p.answer = append(p.answer, 1)
 		p.baseCA = append(p.baseCA, e.ca)
 		p.extendedCA = append(p.extendedCA, false)

@@ -3,13 +3,20 @@ package drill
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
@@ -110,4 +117,86 @@ func clip(s string) string {
 		return s
 	}
 	return s[:limit] + "..."
+}
+
+// modelWait bounds how long a config's status may take to show what the
+// model says once a round has settled: its reconcile takes milliseconds.
+const modelWait = 20 * time.Second
+
+// checkModel holds every existing ExtensionConfig's status to the model
+// (see statusMismatch), waiting up to modelWait for it, and returns what
+// still differs.
+func (p *propertyWorld) checkModel(ctx context.Context, round int) ([]string, error) {
+	var mismatches []string
+	_, _, err := quiet.Wait(ctx, quiet.Options{Timeout: modelWait, Interval: 200 * time.Millisecond},
+		slices.Equal[[]string], func() ([]string, bool, error) {
+			mismatches = nil
+			for k := range p.exists {
+				if !p.exists[k] {
+					continue
+				}
+				mismatch, err := p.statusMismatch(ctx, k)
+				if err != nil {
+					return nil, false, err
+				}
+				if mismatch != "" {
+					mismatches = append(mismatches, fmt.Sprintf("round %d: ExtensionConfig %s: %s", round, p.h.fixture.extensions[k].name, mismatch))
+				}
+			}
+			return mismatches, len(mismatches) == 0, nil
+		})
+	if errors.Is(err, quiet.ErrTimeout) {
+		return mismatches, nil
+	}
+	return mismatches, err
+}
+
+// awaitModel waits until config k's status is what the model says.
+func (p *propertyWorld) awaitModel(ctx context.Context, k int) error {
+	_, _, err := quiet.Wait(ctx, quiet.Options{Timeout: p.o.Timeout, Interval: 100 * time.Millisecond},
+		quiet.Equal[string], func() (string, bool, error) {
+			mismatch, err := p.statusMismatch(ctx, k)
+			return mismatch, mismatch == "", err
+		})
+	if err != nil {
+		return fmt.Errorf("ExtensionConfig %s never showed what the model says: %w", p.h.fixture.extensions[k].name, err)
+	}
+	return nil
+}
+
+// statusMismatch reads config k and says how its status differs from
+// the model, or "" when it does not.
+func (p *propertyWorld) statusMismatch(ctx context.Context, k int) (string, error) {
+	ext := &runtimev1.ExtensionConfig{}
+	if err := p.h.client.Get(ctx, client.ObjectKey{Name: p.h.fixture.extensions[k].name}, ext); err != nil {
+		return "", err
+	}
+	return configMismatch(ext, p.failing[k], p.recorded[k]), nil
+}
+
+// configMismatch says how a config's status differs from what a
+// controller computes for it, or "" when it does not: the Discovered
+// condition observes its generation and is False, for a failed Discovery,
+// exactly while its extension fails Discovery; and status records the
+// DiscoverVariables handler exactly when the last Discovery that worked
+// found it (a failed Discovery keeps what status recorded).
+func configMismatch(ext *runtimev1.ExtensionConfig, failing, recorded bool) string {
+	var problems []string
+	discovered := meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
+	switch {
+	case discovered == nil:
+		problems = append(problems, "no Discovered condition")
+	case discovered.ObservedGeneration != ext.Generation:
+		problems = append(problems, fmt.Sprintf("Discovered observes generation %d of %d", discovered.ObservedGeneration, ext.Generation))
+	case failing && (discovered.Status != metav1.ConditionFalse || !strings.Contains(discovered.Message, "Discovery failed")):
+		problems = append(problems, fmt.Sprintf("Discovered is %s (%s) while Discovery fails", discovered.Status, discovered.Message))
+	case !failing && discovered.Status != metav1.ConditionTrue:
+		problems = append(problems, fmt.Sprintf("Discovered is %s (%s) while Discovery works", discovered.Status, discovered.Message))
+	}
+	name := extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, ext.Name)
+	has := slices.ContainsFunc(ext.Status.Handlers, func(h runtimev1.ExtensionHandler) bool { return h.Name == name })
+	if has != recorded {
+		problems = append(problems, fmt.Sprintf("status records %s: %t, want %t", name, has, recorded))
+	}
+	return strings.Join(problems, "; ")
 }

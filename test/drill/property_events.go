@@ -23,33 +23,66 @@ import (
 )
 
 // round makes one round's events, waits until the controller is quiet and
-// checks the statuses with a fresh controller.
+// checks the statuses against the model and a fresh controller.
 func (p *propertyWorld) round(ctx context.Context, round int) (PropertyRound, []PropertyEvent, error) {
-	r := PropertyRound{Round: round}
+	r := PropertyRound{Round: round, FailureRound: p.o.FailureRoundEvery > 0 && round%p.o.FailureRoundEvery == 0}
 	before, err := p.settledCounters(ctx)
 	if err != nil {
 		return r, nil, err
 	}
+	events, err := p.makeEvents(ctx, round, r.FailureRound)
+	if err != nil {
+		return r, events, err
+	}
+	for _, ev := range events {
+		r.ReconcileBound += ev.OptimumReconciles
+		r.CallBound += ev.OptimumCalls
+	}
+	r.Events = len(events)
+	for k := range p.failing {
+		if p.fails(k) {
+			r.FailingConfigs++
+		}
+	}
+	if r.Settled, err = p.settle(ctx, time.Now()); err != nil {
+		return r, events, err
+	}
+	after, err := p.settledCounters(ctx)
+	if err != nil {
+		return r, events, err
+	}
+	r.Reconciles = after.reconciles - before.reconciles
+	r.ReconcileErrors = after.errors - before.errors
+	r.IdleRefreshes = after.unchangedRefreshes - before.unchangedRefreshes
+	r.Calls = after.calls - before.calls - r.IdleRefreshes
+	r.ChangedRefreshes = after.changedRefreshes - before.changedRefreshes
+	r.FailedRefreshes = after.failedRefreshes - before.failedRefreshes
+	if r.ModelMismatches, err = p.checkModel(ctx, round); err != nil {
+		return r, events, err
+	}
+	r.FreshWrites, err = p.checkFresh(ctx, round)
+	return r, events, err
+}
+
+// makeEvents draws and makes one round's events with random spacing, and
+// returns them with their optima.
+func (p *propertyWorld) makeEvents(ctx context.Context, round int, failureRound bool) ([]PropertyEvent, error) {
 	var events []PropertyEvent
 	// scoped[i] follows events[i] when its optimum depends on who uses a
 	// config by the time the controller acts on it.
 	var scoped []*scopedOptimum
-	grow := func() {
-		for _, s := range scoped {
-			if s != nil {
-				s.grow(p)
-			}
-		}
-	}
 	n := 1 + p.rng.IntN(p.o.MaxEventsPerRound)
+	if failureRound {
+		// The failure comes first, on top of the round's events.
+		n++
+	}
 	for e := range n {
 		if e > 0 && p.o.MaxSpacing > 0 {
 			if err := pause(ctx, time.Duration(p.rng.Int64N(int64(p.o.MaxSpacing)))); err != nil {
-				return r, events, err
+				return events, err
 			}
 		}
-		kinds := p.kinds()
-		kind := kinds[p.rng.IntN(len(kinds))]
+		kind, k := p.next(failureRound, e)
 		ev := PropertyEvent{Round: round, Kind: kind}
 		var scope *scopedOptimum
 		if kind == eventManagerRestart {
@@ -66,76 +99,69 @@ func (p *propertyWorld) round(ctx context.Context, round int) (PropertyRound, []
 			}
 			ev.Target = "controller"
 			if err := p.restart(ctx); err != nil {
-				return r, append(events, ev), err
+				return append(events, ev), err
 			}
 		} else {
 			var err error
-			if scope, err = p.apply(ctx, &ev); err != nil {
-				return r, append(events, ev), fmt.Errorf("%s %s: %w", ev.Kind, ev.Target, err)
+			if scope, err = p.apply(ctx, &ev, k); err != nil {
+				return append(events, ev), fmt.Errorf("%s %s: %w", ev.Kind, ev.Target, err)
 			}
+			ev.DiscoveryFails = k >= 0 && p.failing[k]
 		}
 		events = append(events, ev)
 		scoped = append(scoped, scope)
-		grow()
+		for _, s := range scoped {
+			if s != nil {
+				s.grow(p)
+			}
+		}
 	}
 	for i := range events {
 		if scoped[i] != nil {
 			events[i].OptimumReconciles, events[i].OptimumCalls = len(scoped[i].reconciles), len(scoped[i].calls)
 		}
-		r.ReconcileBound += events[i].OptimumReconciles
-		r.CallBound += events[i].OptimumCalls
 	}
-	r.Events = len(events)
-	if r.Settled, err = p.settle(ctx, time.Now()); err != nil {
-		return r, events, err
-	}
-	after, err := p.settledCounters(ctx)
-	if err != nil {
-		return r, events, err
-	}
-	r.Reconciles = after.reconciles - before.reconciles
-	r.ReconcileErrors = after.errors - before.errors
-	r.IdleRefreshes = after.unchangedRefreshes - before.unchangedRefreshes
-	r.Calls = after.calls - before.calls - r.IdleRefreshes
-	r.ChangedRefreshes = after.changedRefreshes - before.changedRefreshes
-	r.FailedRefreshes = after.failedRefreshes - before.failedRefreshes
-	r.FreshWrites, err = p.checkFresh(ctx, round)
-	return r, events, err
+	return events, nil
 }
 
-// apply makes one event on the cluster or an extension and fills in its
-// target and optimum from the model, or returns the scope its optimum
-// follows.
-func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) (*scopedOptimum, error) {
+// apply makes one event on the cluster or an extension, about config k
+// when it is about one, and fills in its target and optimum from the
+// model, or returns the scope its optimum follows.
+func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent, k int) (*scopedOptimum, error) {
 	f, c := p.h.fixture, p.h.client
+	if k >= 0 {
+		ev.Target = f.extensions[k].name
+	}
 	switch ev.Kind {
 	case eventConfigCreate:
-		k := p.pickConfig(true)
-		ev.Target = f.extensions[k].name
 		p.exists[k] = true
+		// Discovery that fails records no handler.
+		p.recorded[k] = p.hasDiscover[k] && !p.failing[k]
 		return newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) }), p.createConfig(ctx, k)
 	case eventConfigDelete:
-		k := p.pickConfig(false)
-		ev.Target = f.extensions[k].name
 		p.exists[k] = false
 		scope := newScope(func() ([]int, []int) { return p.referencers(k), nil })
 		return scope, client.IgnoreNotFound(c.Delete(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: f.extensions[k].name}}))
-	case eventConfigSettings, eventConfigCA:
-		k := p.pickConfig(false)
-		ev.Target = f.extensions[k].name
-		if ev.Kind == eventConfigSettings {
+	case eventConfigSettings, eventConfigCA, eventConfigURL:
+		switch ev.Kind {
+		case eventConfigSettings:
 			f.extensions[k].revision++
-		} else {
+			ev.Target += fmt.Sprintf(" -> revision %d", f.extensions[k].revision)
+		case eventConfigCA:
 			p.extendedCA[k] = !p.extendedCA[k]
 			f.extensions[k].ca = p.baseCA[k]
 			if p.extendedCA[k] {
 				f.extensions[k].ca = append(slices.Clone(p.baseCA[k]), p.nextCA...)
 			}
+			ev.Target += fmt.Sprintf(" -> extended CA: %t", p.extendedCA[k])
+		case eventConfigURL:
+			f.extensions[k].byName = !f.extensions[k].byName
+			ev.Target += " -> " + f.extensions[k].endpoint()
 		}
+		// The registration changes, whether Discovery works or not.
 		scope := newScope(func() ([]int, []int) { a := p.admittedReferencers(k); return a, a })
 		return scope, f.updateConfig(ctx, c, k)
 	case eventConfigSelector:
-		k := p.pickConfig(false)
 		before := p.admissions()
 		current := f.extensions[k].selector
 		next := selectors[p.rng.IntN(len(selectors))]
@@ -156,21 +182,44 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) (*scopedOp
 		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+tierLabel+`":"`+tier+`"}}}`))
 		return nil, c.Patch(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, patch)
 	case eventHandlerToggle:
-		k := p.pickConfig(false)
 		p.hasDiscover[k] = !p.hasDiscover[k]
 		ev.Target = fmt.Sprintf("%s serves DiscoverVariables: %t", f.extensions[k].name, p.hasDiscover[k])
 		f.extensions[k].server.SetHandlers(p.handlersOf(k))
+		var scope *scopedOptimum
+		// A Discovery that fails finds nothing: the recovery will.
+		if !p.failing[k] {
+			p.recorded[k] = p.hasDiscover[k]
+			scope = newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) })
+		}
 		// Discovery runs again when asked to.
-		scope := newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) })
+		return scope, p.touchConfig(ctx, k)
+	case eventDiscoveryFails:
+		// What the controller is still to discover would be lost to the
+		// failure, which the model cannot time: it waits for it first.
+		if err := p.awaitModel(ctx, k); err != nil {
+			return nil, err
+		}
+		p.failing[k] = true
+		f.extensions[k].server.SetFaults(discoveryHook, sampleextension.Faults{ErrorRate: 1})
+		// The handlers status records stay registered, as they were.
+		return nil, p.touchConfig(ctx, k)
+	case eventDiscoveryRecovers:
+		p.failing[k] = false
+		f.extensions[k].server.SetFaults(discoveryHook, sampleextension.Faults{})
+		var scope *scopedOptimum
+		if p.recorded[k] != p.hasDiscover[k] {
+			// A handler added or removed while Discovery failed.
+			p.recorded[k] = p.hasDiscover[k]
+			scope = newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) })
+		}
 		return scope, p.touchConfig(ctx, k)
 	case eventAnswerChange:
-		k := p.pickConfig(false)
 		p.answer[k]++
 		ev.Target = fmt.Sprintf("%s answers rev%d", f.extensions[k].name, p.answer[k])
 		f.extensions[k].server.SetVariables(sampleextension.DiscoverVariablesHandler, answerOf(p.answer[k]))
 		// The refresh reaches whoever uses the answer by then.
 		return newScope(func() ([]int, []int) {
-			if !p.hasDiscover[k] {
+			if !p.recorded[k] {
 				return nil, nil
 			}
 			a := p.admittedReferencers(k)
@@ -189,6 +238,9 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent) (*scopedOp
 	}
 	return nil, fmt.Errorf("unknown event kind %q", ev.Kind)
 }
+
+// discoveryHook is the sample extension's fault target of Discovery calls.
+const discoveryHook = "Discovery"
 
 // handlersOf is what extension k advertises: every default handler, less
 // DiscoverVariables while the drill has removed it.

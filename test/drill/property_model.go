@@ -1,6 +1,7 @@
 package drill
 
 import (
+	"slices"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,8 +18,10 @@ func (p *propertyWorld) settings(i int) map[string]string {
 	return map[string]string{"flavour": p.flavour[i]}
 }
 
-// usable reports whether config k exists and serves DiscoverVariables.
-func (p *propertyWorld) usable(k int) bool { return p.exists[k] && p.hasDiscover[k] }
+// usable reports whether config k exists and its status records
+// DiscoverVariables: the controller registers what status records, even
+// while Discovery fails.
+func (p *propertyWorld) usable(k int) bool { return p.exists[k] && p.recorded[k] }
 
 // referencers are the ClusterClasses using config k, in every namespace.
 func (p *propertyWorld) referencers(k int) []int {
@@ -86,16 +89,17 @@ func (p *propertyWorld) flipped(before []bool) (reconciles, calls int) {
 // kinds are the events that can happen now, a restart less often.
 func (p *propertyWorld) kinds() []string {
 	kinds := []string{eventNamespaceLabel, eventClassReference}
-	anyExists, anyDeleted := false, false
-	for k := range p.exists {
-		anyExists = anyExists || p.exists[k]
-		anyDeleted = anyDeleted || !p.exists[k]
-	}
-	if anyDeleted {
+	if p.anyConfig(p.deleted) {
 		kinds = append(kinds, eventConfigCreate)
 	}
-	if anyExists {
-		kinds = append(kinds, eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventHandlerToggle, eventAnswerChange)
+	if p.anyConfig(p.existing) {
+		kinds = append(kinds, eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL, eventHandlerToggle, eventAnswerChange)
+	}
+	if p.anyConfig(p.discovers) {
+		kinds = append(kinds, eventDiscoveryFails)
+	}
+	if p.anyConfig(p.fails) {
+		kinds = append(kinds, eventDiscoveryRecovers)
 	}
 	if p.rng.IntN(4) == 0 {
 		kinds = append(kinds, eventManagerRestart)
@@ -103,11 +107,65 @@ func (p *propertyWorld) kinds() []string {
 	return kinds
 }
 
-// pickConfig picks a config that exists (or, with deleted, one that does not).
-func (p *propertyWorld) pickConfig(deleted bool) int {
+// next draws the e-th event of a round: its kind and, for an event about
+// a config, which one (otherwise -1). A failure round's first event makes
+// Discovery of one more config fail; its second, and half the others,
+// change the settings, CA or URL of a config whose Discovery fails; and it
+// recovers none, so the fresh check sees them fail.
+func (p *propertyWorld) next(failureRound bool, e int) (kind string, config int) {
+	if failureRound {
+		if e == 0 && p.anyConfig(p.discovers) {
+			return eventDiscoveryFails, p.pickConfigWhere(p.discovers)
+		}
+		if (e <= 1 || p.rng.IntN(2) == 0) && p.anyConfig(p.fails) {
+			return failingChanges[p.rng.IntN(len(failingChanges))], p.pickConfigWhere(p.fails)
+		}
+	}
+	kinds := p.kinds()
+	if failureRound {
+		kinds = slices.DeleteFunc(kinds, func(kind string) bool { return kind == eventDiscoveryRecovers })
+	}
+	kind = kinds[p.rng.IntN(len(kinds))]
+	return kind, p.configFor(kind)
+}
+
+// configFor picks the config an event of kind is about, or -1 for an
+// event about none.
+func (p *propertyWorld) configFor(kind string) int {
+	switch kind {
+	case eventConfigCreate:
+		return p.pickConfigWhere(p.deleted)
+	case eventDiscoveryFails:
+		return p.pickConfigWhere(p.discovers)
+	case eventDiscoveryRecovers:
+		return p.pickConfigWhere(p.fails)
+	case eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL, eventHandlerToggle, eventAnswerChange:
+		return p.pickConfigWhere(p.existing)
+	}
+	return -1
+}
+
+// The sides of a config the events pick from.
+func (p *propertyWorld) existing(k int) bool  { return p.exists[k] }
+func (p *propertyWorld) deleted(k int) bool   { return !p.exists[k] }
+func (p *propertyWorld) discovers(k int) bool { return p.exists[k] && !p.failing[k] }
+func (p *propertyWorld) fails(k int) bool     { return p.exists[k] && p.failing[k] }
+
+// anyConfig reports whether some config is on side.
+func (p *propertyWorld) anyConfig(side func(k int) bool) bool {
+	for k := range p.exists {
+		if side(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// pickConfigWhere picks a config on side; there must be one.
+func (p *propertyWorld) pickConfigWhere(side func(k int) bool) int {
 	var candidates []int
-	for k, exists := range p.exists {
-		if exists != deleted {
+	for k := range p.exists {
+		if side(k) {
 			candidates = append(candidates, k)
 		}
 	}

@@ -5,11 +5,15 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
 )
 
@@ -43,6 +47,8 @@ func modelWorld() *propertyWorld {
 		rng:         rand.New(rand.NewPCG(1, 1)),
 		exists:      []bool{true, true, true, true},
 		hasDiscover: []bool{true, true, true, true},
+		recorded:    []bool{true, true, true, true},
+		failing:     []bool{false, false, false, false},
 		flavour:     []string{"x", "x", "x", "x", "y", "y"},
 	}
 }
@@ -63,13 +69,13 @@ func TestAnswerOf_SharesOneVariableAndNamesTheRevision(t *testing.T) {
 	}
 }
 
-func TestUsable_NeedsTheConfigAndItsDiscoverVariablesHandler(t *testing.T) {
+func TestUsable_NeedsTheConfigAndTheDiscoverVariablesHandlerItsStatusRecords(t *testing.T) {
 	tests := []struct {
-		name                string
-		exists, hasDiscover bool
-		want                bool
+		name             string
+		exists, recorded bool
+		want             bool
 	}{
-		{"exists and serves", true, true, true},
+		{"exists and records the handler", true, true, true},
 		{"exists without the handler", true, false, false},
 		{"deleted", false, true, false},
 		{"deleted without the handler", false, false, false},
@@ -77,7 +83,9 @@ func TestUsable_NeedsTheConfigAndItsDiscoverVariablesHandler(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := modelWorld()
-			p.exists[0], p.hasDiscover[0] = tt.exists, tt.hasDiscover
+			// What the extension serves now counts only once a Discovery
+			// that works has recorded it.
+			p.exists[0], p.recorded[0], p.hasDiscover[0] = tt.exists, tt.recorded, !tt.recorded
 			if got := p.usable(0); got != tt.want {
 				t.Errorf("usable = %v, want %v", got, tt.want)
 			}
@@ -120,7 +128,9 @@ func TestRequestKeys_OnePerUsableConfigAndSettings(t *testing.T) {
 		{name: "a deleted config asks nothing", classes: all, want: []string{"0/x", "2/x", "2/y"},
 			change: func(p *propertyWorld) { p.exists[1] = false }},
 		{name: "a config without the handler asks nothing", classes: all, want: []string{"0/x", "1/x", "1/y"},
-			change: func(p *propertyWorld) { p.hasDiscover[2] = false }},
+			change: func(p *propertyWorld) { p.recorded[2] = false }},
+		{name: "a config whose Discovery fails asks through what its status records", classes: all, want: []string{"0/x", "1/x", "1/y", "2/x", "2/y"},
+			change: func(p *propertyWorld) { p.failing[2], p.hasDiscover[2] = true, false }},
 		{name: "settings of their own make a request of their own", classes: []int{0, 3}, want: []string{"0/x", "0/y"},
 			change: func(p *propertyWorld) { p.flavour[3] = "y" }},
 	}
@@ -171,7 +181,7 @@ func TestFlipped_CountsEveryFlipAndTheRequestsOfTheNewlyAdmitted(t *testing.T) {
 			},
 			change: func(p *propertyWorld) { p.h.fixture.extensions[1].selector = nil }},
 		{name: "an admitted class of a config without the handler costs no call", wantReconciles: 1,
-			setUp:  func(p *propertyWorld) { p.hasDiscover[1] = false },
+			setUp:  func(p *propertyWorld) { p.recorded[1] = false },
 			change: func(p *propertyWorld) { p.h.fixture.extensions[1].selector = nil }},
 	}
 	for _, tt := range tests {
@@ -192,20 +202,26 @@ func TestFlipped_CountsEveryFlipAndTheRequestsOfTheNewlyAdmitted(t *testing.T) {
 
 func TestKinds_OfferWhatTheConfigsAllowAndARestartLessOften(t *testing.T) {
 	always := []string{eventNamespaceLabel, eventClassReference}
-	onExisting := []string{eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventHandlerToggle, eventAnswerChange}
+	onExisting := []string{eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL, eventHandlerToggle, eventAnswerChange}
 	tests := []struct {
-		name   string
-		exists []bool
-		want   []string
+		name            string
+		exists, failing []bool
+		want            []string
 	}{
-		{"every config exists", []bool{true, true}, append(slices.Clone(always), onExisting...)},
-		{"every config deleted", []bool{false, false}, append(slices.Clone(always), eventConfigCreate)},
-		{"some deleted", []bool{true, false}, append(append(slices.Clone(always), eventConfigCreate), onExisting...)},
+		{"every config exists", []bool{true, true}, []bool{false, false},
+			slices.Concat(always, onExisting, []string{eventDiscoveryFails})},
+		{"every config deleted", []bool{false, false}, []bool{false, true}, append(slices.Clone(always), eventConfigCreate)},
+		{"some deleted", []bool{true, false}, []bool{false, false},
+			slices.Concat(always, []string{eventConfigCreate}, onExisting, []string{eventDiscoveryFails})},
+		{"every existing config fails Discovery", []bool{true, true}, []bool{true, true},
+			slices.Concat(always, onExisting, []string{eventDiscoveryRecovers})},
+		{"some fail Discovery", []bool{true, true}, []bool{false, true},
+			slices.Concat(always, onExisting, []string{eventDiscoveryFails, eventDiscoveryRecovers})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := modelWorld()
-			p.exists = tt.exists
+			p.exists, p.failing = tt.exists, tt.failing
 			restarts := 0
 			const draws = 400
 			for range draws {
@@ -226,24 +242,112 @@ func TestKinds_OfferWhatTheConfigsAllowAndARestartLessOften(t *testing.T) {
 	}
 }
 
-func TestPickConfig_PicksOnlyFromTheAskedSide(t *testing.T) {
+func TestConfigFor_PicksFromTheSideTheKindNeeds(t *testing.T) {
+	// Configs 0 and 1 exist, 1 failing Discovery; 2 and 3 are deleted,
+	// 3 failing.
 	tests := []struct {
-		deleted bool
-		want    []int
+		kind string
+		want []int
 	}{
-		{deleted: false, want: []int{0, 2}},
-		{deleted: true, want: []int{1, 3}},
+		{eventConfigCreate, []int{2, 3}},
+		{eventConfigDelete, []int{0, 1}},
+		{eventConfigSettings, []int{0, 1}},
+		{eventConfigURL, []int{0, 1}},
+		{eventHandlerToggle, []int{0, 1}},
+		{eventDiscoveryFails, []int{0}},
+		{eventDiscoveryRecovers, []int{1}},
+		{eventNamespaceLabel, []int{-1}},
+		{eventClassReference, []int{-1}},
 	}
 	for _, tt := range tests {
-		p := modelWorld()
-		p.exists = []bool{true, false, true, false}
-		seen := map[int]bool{}
-		for range 100 {
-			seen[p.pickConfig(tt.deleted)] = true
+		t.Run(tt.kind, func(t *testing.T) {
+			p := modelWorld()
+			p.exists = []bool{true, true, false, false}
+			p.failing = []bool{false, true, false, true}
+			seen := map[int]bool{}
+			for range 100 {
+				seen[p.configFor(tt.kind)] = true
+			}
+			if got := slices.Sorted(maps.Keys(seen)); !slices.Equal(got, tt.want) {
+				t.Errorf("configFor(%s) picked %v, want each of %v", tt.kind, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNext_AFailureRoundFailsAConfigFirstThenChangesFailingConfigsAndRecoversNone(t *testing.T) {
+	p := modelWorld()
+	kind, k := p.next(true, 0)
+	if kind != eventDiscoveryFails || k < 0 || !p.discovers(k) {
+		t.Fatalf("first event of a failure round: %s of config %d, want %s of a config whose Discovery works", kind, k, eventDiscoveryFails)
+	}
+	p.failing[k] = true
+	if kind, got := p.next(true, 1); !slices.Contains(failingChanges, kind) || got != k {
+		t.Errorf("second event: %s of config %d, want one of %v of config %d, the one failing", kind, got, failingChanges, k)
+	}
+	changes := 0
+	const draws = 400
+	for range draws {
+		kind, got := p.next(true, 2)
+		if kind == eventDiscoveryRecovers {
+			t.Fatalf("a failure round drew %s", kind)
 		}
-		if got := slices.Sorted(maps.Keys(seen)); !slices.Equal(got, tt.want) {
-			t.Errorf("pickConfig(deleted=%v) picked %v, want each of %v", tt.deleted, got, tt.want)
+		if slices.Contains(failingChanges, kind) && got == k {
+			changes++
 		}
+	}
+	// Half the draws, and a few of the other half.
+	if changes < draws*2/5 || changes > draws*3/4 {
+		t.Errorf("%d of %d later draws changed the failing config, want about half", changes, draws)
+	}
+}
+
+func TestNext_AFailureRoundWithNoConfigDrawsAsAnyRound(t *testing.T) {
+	p := modelWorld()
+	p.exists = []bool{false, false, false, false}
+	for e := range 3 {
+		if kind, _ := p.next(true, e); kind == eventDiscoveryFails || slices.Contains(failingChanges, kind) {
+			t.Errorf("event %d: %s with no config to make it to", e, kind)
+		}
+	}
+}
+
+func TestConfigMismatch_HoldsDiscoveredAndTheRecordedHandlerToTheModel(t *testing.T) {
+	const name = "ext"
+	recordedHandler := runtimev1.ExtensionHandler{Name: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, name)}
+	config := func(status metav1.ConditionStatus, message string, observed int64, handlers ...runtimev1.ExtensionHandler) *runtimev1.ExtensionConfig {
+		ext := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 2}}
+		ext.Status.Handlers = handlers
+		if status != "" {
+			ext.Status.Conditions = []metav1.Condition{{Type: runtimev1.ExtensionConfigDiscoveredCondition, Status: status, Message: message, ObservedGeneration: observed}}
+		}
+		return ext
+	}
+	failed := "Discovery failed: injected error"
+	tests := []struct {
+		name              string
+		ext               *runtimev1.ExtensionConfig
+		failing, recorded bool
+		want              string
+	}{
+		{"discovered with the handler", config(metav1.ConditionTrue, "", 2, recordedHandler), false, true, ""},
+		{"failing, keeping the handler it recorded", config(metav1.ConditionFalse, failed, 2, recordedHandler), true, true, ""},
+		{"failing since it was created: no handler", config(metav1.ConditionFalse, failed, 2), true, false, ""},
+		{"True while Discovery fails", config(metav1.ConditionTrue, "", 2, recordedHandler), true, true, "while Discovery fails"},
+		{"False for another reason while Discovery fails", config(metav1.ConditionFalse, "spec.namespaceSelector is invalid", 2, recordedHandler), true, true, "while Discovery fails"},
+		{"False while Discovery works", config(metav1.ConditionFalse, failed, 2, recordedHandler), false, true, "while Discovery works"},
+		{"an old generation", config(metav1.ConditionTrue, "", 1, recordedHandler), false, true, "generation 1 of 2"},
+		{"no condition", config("", "", 0, recordedHandler), false, true, "no Discovered condition"},
+		{"the handler lost", config(metav1.ConditionFalse, failed, 2), true, true, "false, want true"},
+		{"a handler the model says no Discovery found", config(metav1.ConditionTrue, "", 2, recordedHandler), false, false, "true, want false"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := configMismatch(tt.ext, tt.failing, tt.recorded)
+			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("configMismatch = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -18,6 +18,9 @@ type PropertyEvent struct {
 	// to the end of the round.
 	OptimumReconciles int `json:"optimumReconciles"`
 	OptimumCalls      int `json:"optimumCalls"`
+	// DiscoveryFails says the Discovery of the config the event is about
+	// fails once the event is made.
+	DiscoveryFails bool `json:"discoveryFails,omitempty"`
 }
 
 // PropertyRound is the account of one round: its events, what the
@@ -25,6 +28,11 @@ type PropertyEvent struct {
 type PropertyRound struct {
 	Round  int `json:"round"`
 	Events int `json:"events"`
+	// FailureRound says the round was drawn as a failure round (see
+	// PropertyOptions.FailureRoundEvery); FailingConfigs are the configs
+	// whose Discovery failed at its end.
+	FailureRound   bool `json:"failureRound,omitempty"`
+	FailingConfigs int  `json:"failingConfigs"`
 	// Reconciles are the ClusterClass reconciles that succeeded; failed
 	// ones (ReconcileErrors) are retried, so the retry does the work.
 	Reconciles      int64 `json:"reconciles"`
@@ -43,6 +51,9 @@ type PropertyRound struct {
 	CallBound      int `json:"callBound"`
 	// Settled is the time from the last event until the controller was quiet.
 	Settled time.Duration `json:"settled"`
+	// ModelMismatches are the ExtensionConfigs whose status differed from
+	// the model's once the round settled.
+	ModelMismatches []string `json:"modelMismatches,omitempty"`
 	// FreshWrites are the objects a freshly started controller changed.
 	FreshWrites []string `json:"freshWrites,omitempty"`
 }
@@ -50,12 +61,14 @@ type PropertyRound struct {
 // PropertyReport is what the property drill saw.
 type PropertyReport struct {
 	Options PropertyOptions `json:"options"`
-	// Kinds counts the events by kind.
-	Kinds  map[string]int  `json:"kinds"`
-	Events []PropertyEvent `json:"events"`
-	Rounds []PropertyRound `json:"rounds"`
-	Checks int             `json:"checks"`
-	Totals PropertyRound   `json:"totals"`
+	// Kinds counts the events by kind; WhileFailing those made to a config
+	// whose Discovery failed.
+	Kinds        map[string]int  `json:"kinds"`
+	WhileFailing map[string]int  `json:"whileFailing"`
+	Events       []PropertyEvent `json:"events"`
+	Rounds       []PropertyRound `json:"rounds"`
+	Checks       int             `json:"checks"`
+	Totals       PropertyRound   `json:"totals"`
 }
 
 func (t *PropertyRound) add(r PropertyRound) {
@@ -67,6 +80,7 @@ func (t *PropertyRound) add(r PropertyRound) {
 	t.ReconcileBound += r.ReconcileBound
 	t.CallBound += r.CallBound
 	t.Settled = max(t.Settled, r.Settled)
+	t.ModelMismatches = append(t.ModelMismatches, r.ModelMismatches...)
 	t.FreshWrites = append(t.FreshWrites, r.FreshWrites...)
 }
 
@@ -82,6 +96,9 @@ func (r *PropertyReport) Problems() []string {
 			p = append(p, fmt.Sprintf("seed %d, round %d: %d DiscoverVariables calls, above the %d distinct requests the events could change",
 				r.Options.Seed, rd.Round, rd.Calls, rd.CallBound))
 		}
+	}
+	for _, m := range r.Totals.ModelMismatches {
+		p = append(p, fmt.Sprintf("seed %d: %s", r.Options.Seed, m))
 	}
 	for _, w := range r.Totals.FreshWrites {
 		p = append(p, fmt.Sprintf("seed %d: %s", r.Options.Seed, w))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -115,13 +116,18 @@ func losses(l []Loss) string {
 // Write prints the property drill's rounds against their bounds.
 func (r *PropertyReport) Write(w io.Writer) error {
 	o := r.Options
-	fmt.Fprintf(w, "\nproperty: seed %d; %d ClusterClasses, %d ExtensionConfigs, %d namespaces; up to %d events a round, %s apart at most; max age %s\n",
-		o.Seed, o.ClusterClasses, o.ExtensionConfigs, o.Namespaces, o.MaxEventsPerRound, o.MaxSpacing, o.CacheMaxAge)
+	fmt.Fprintf(w, "\nproperty: seed %d; %d ClusterClasses, %d ExtensionConfigs, %d namespaces; up to %d events a round, %s apart at most; max age %s; failure round every %d\n",
+		o.Seed, o.ClusterClasses, o.ExtensionConfigs, o.Namespaces, o.MaxEventsPerRound, o.MaxSpacing, o.CacheMaxAge, o.FailureRoundEvery)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "round\tevents\treconciles\tbound\tcalls\tbound\tidle refreshes\tchanged/failed refreshes\terrors\tquiet after\tfresh writes\t")
+	fmt.Fprintln(tw, "round\tevents\tDiscovery failing\treconciles\tbound\tcalls\tbound\tidle refreshes\tchanged/failed refreshes\terrors\tquiet after\tmodel mismatches\tfresh writes\t")
 	for _, rd := range r.Rounds {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%s\t%d\t\n", rd.Round, rd.Events, rd.Reconciles, rd.ReconcileBound,
-			rd.Calls, rd.CallBound, rd.IdleRefreshes, rd.ChangedRefreshes, rd.FailedRefreshes, rd.ReconcileErrors, rd.Settled.Round(time.Millisecond), len(rd.FreshWrites))
+		failing := strconv.Itoa(rd.FailingConfigs)
+		if rd.FailureRound {
+			failing += " (failure round)"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%s\t%d\t%d\t\n", rd.Round, rd.Events, failing, rd.Reconciles, rd.ReconcileBound,
+			rd.Calls, rd.CallBound, rd.IdleRefreshes, rd.ChangedRefreshes, rd.FailedRefreshes, rd.ReconcileErrors, rd.Settled.Round(time.Millisecond),
+			len(rd.ModelMismatches), len(rd.FreshWrites))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -133,10 +139,16 @@ func (r *PropertyReport) Write(w io.Writer) error {
 	}
 	sort.Strings(kinds)
 	fmt.Fprintf(w, "events: %d in %d rounds (%s)\n", t.Events, len(r.Rounds), strings.Join(kinds, ", "))
+	whileFailing := make([]string, 0, len(r.WhileFailing))
+	for kind, n := range r.WhileFailing {
+		whileFailing = append(whileFailing, fmt.Sprintf("%s %d", kind, n))
+	}
+	sort.Strings(whileFailing)
+	fmt.Fprintf(w, "made to a config whose Discovery failed: %s\n", strings.Join(whileFailing, ", "))
 	fmt.Fprintf(w, "total: %d reconciles against a bound of %d (%s), %d calls against %d (%s), %d idle refreshes, %d failed reconciles\n",
 		t.Reconciles, t.ReconcileBound, share(t.Reconciles, t.ReconcileBound), t.Calls, t.CallBound, share(t.Calls, t.CallBound), t.IdleRefreshes, t.ReconcileErrors)
-	fmt.Fprintf(w, "fresh controller checks: %d, objects it rewrote: %d; slowest round quiet %s after its last event\n",
-		r.Checks, len(t.FreshWrites), t.Settled.Round(time.Millisecond))
+	fmt.Fprintf(w, "fresh controller checks: %d, objects it rewrote: %d; ExtensionConfig statuses unlike the model: %d; slowest round quiet %s after its last event\n",
+		r.Checks, len(t.FreshWrites), len(t.ModelMismatches), t.Settled.Round(time.Millisecond))
 	return nil
 }
 
