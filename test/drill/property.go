@@ -163,17 +163,16 @@ type propertyWorld struct {
 	// hasDiscover is whether extension k advertises DiscoverVariables;
 	// recorded whether config k's status records it, as the last Discovery
 	// that worked found it; failing whether extension k fails Discovery.
-	hasDiscover  []bool
-	recorded     []bool
-	failing      []bool
-	answer       []int
-	baseCA       [][]byte
-	extendedCA   []bool
-	nextCA       []byte
-	flavour      []string
-	restarts     int
-	retired      counters
-	lastCounters counters
+	hasDiscover []bool
+	recorded    []bool
+	failing     []bool
+	answer      []int
+	baseCA      [][]byte
+	extendedCA  []bool
+	nextCA      []byte
+	flavour     []string
+	restarts    int
+	retired     counters
 }
 
 // flavours are the patch settings ClusterClasses choose from: two, so
