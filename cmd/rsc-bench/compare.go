@@ -98,6 +98,9 @@ func measureUnder(ctx context.Context, o loadtestOptions, s loadtest.Scenario, w
 	driver.QPS, driver.Burst = 500, 1000
 	return loadtest.Run(ctx, s, loadtest.Options{
 		Config: driver, Quiet: o.quiet, Timeout: o.timeout, Progress: stderr, IdlePeriod: o.idlePeriod,
+		// Both sides of a comparison are held to one optimum: what the
+		// controller compared with Cluster API's promises.
+		DiscoveryOptimum: o.discoveryOptimum(),
 		// The rollout rows need Cluster API's fixed 10-minute cache TTL to
 		// pass; they are not part of the comparison yet.
 		RolloutMaxAge:  -1,
@@ -105,6 +108,16 @@ func measureUnder(ctx context.Context, o loadtestOptions, s loadtest.Scenario, w
 		Audit:          auditcount.Open(auditLog),
 		ControllerUser: controllerUser,
 	})
+}
+
+// discoveryOptimum is the Discovery optimum of a comparison: Cluster
+// API's for what users do when the drop-in is compared, the standalone
+// controller's otherwise.
+func (o loadtestOptions) discoveryOptimum() loadtest.DiscoveryOptimum {
+	if o.dropIn {
+		return loadtest.DiscoverOnEveryChange
+	}
+	return loadtest.DiscoverWhenAnswerCanChange
 }
 
 // compareMain runs every scenario under both controllers and writes the

@@ -57,7 +57,7 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&o.compare, "compare", "", "capi: run each scenario twice, under our controller and under Cluster API v1.14.2's core manager (bin/capi-baseline), each as its own process on a fresh control plane, and report both side by side, counting requests in kube-apiserver's audit log.")
 	fs.DurationVar(&o.idlePeriod, "idle-period", 0, "When positive, restart the controller after the last (largest) scenario's events with its periodic work every this long (our --rediscovery-interval and --variables-cache-max-age, Cluster API's --sync-period) and add a row of what one period costs while nothing changes. Cluster API's DiscoverVariables cache TTL stays 10 minutes: below 10m its calls in that row are understated.")
 	fs.StringVar(&o.controllerBinary, "controller-binary", filepath.Join("bin", "runtime-sdk-controller"), "Our controller binary, for --compare.")
-	fs.BoolVar(&o.dropIn, "drop-in", false, "With --compare capi: --controller-binary is the drop-in core manager (bin/core-manager, built by make core-manager), run with Cluster API's flags in place of our controller.")
+	fs.BoolVar(&o.dropIn, "drop-in", false, "With --compare capi: --controller-binary is the drop-in core manager (bin/core-manager, built by make core-manager), run with Cluster API's flags in place of our controller; the rows' optimum Discovery is then Cluster API's for what users do (one per ExtensionConfig created or updated, and per status another writer changed), not the standalone's.")
 	return cli.Run(fs, args, stderr, func() error { return loadtestMain(ctx, o, stdout, stderr) })
 }
 

@@ -33,7 +33,9 @@ func (r *run) events() []event {
 
 // updateEveryConfigEvent touches an annotation of every ExtensionConfig: an update
 // event for each, like the resync Cluster API once mapped (it now filters
-// pure resyncs, not updates), and nothing a ClusterClass can observe.
+// pure resyncs, not updates), and nothing a ClusterClass can observe. It
+// asks Cluster API, and so the drop-in, for one Discovery per config: Helm
+// and Argo CD checksum annotations and `kubectl annotate` rely on it.
 func (r *run) updateEveryConfigEvent() event {
 	f := r.fixture
 	return event{
@@ -52,7 +54,7 @@ func (r *run) updateEveryConfigEvent() event {
 				change.scan.add(s)
 				change.writes++
 			}
-			// Cluster API discovers every config again; ours none.
+			// Cluster API discovers every config again; the standalone none.
 			if r.controller.Name() == NameCAPI {
 				change.seen = func() (bool, error) {
 					for i := range f.configs {
@@ -65,11 +67,13 @@ func (r *run) updateEveryConfigEvent() event {
 			}
 			return change, nil
 		},
-		optimum: func() (int, int) { return 0, 0 },
+		optimum:          func() (int, int) { return 0, 0 },
+		optimumDiscovery: func() discoveryCost { return discoveryCost{onEveryChange: len(f.configs)} },
 	}
 }
 
-// statusWriteEvent writes a condition into config i's status only.
+// statusWriteEvent writes a condition into config i's status only, as
+// another writer would: Cluster API discovers the config again.
 func (r *run) statusWriteEvent(i int) event {
 	return event{
 		name: "status-only write",
@@ -88,7 +92,8 @@ func (r *run) statusWriteEvent(i int) event {
 			scan, err := r.scanUpdate(ctx, old, updated)
 			return applied{writes: 1, scan: scan}, err
 		},
-		optimum: func() (int, int) { return 0, 0 },
+		optimum:          func() (int, int) { return 0, 0 },
+		optimumDiscovery: func() discoveryCost { return discoveryCost{onEveryChange: 1} },
 	}
 }
 
@@ -114,7 +119,7 @@ func (r *run) timeoutEvent(i int) event {
 			return applied{writes: 1, scan: scan, seen: seen}, err
 		},
 		optimum:          func() (int, int) { return r.affectedByRegistration(i) },
-		optimumDiscovery: func() int { return 1 },
+		optimumDiscovery: func() discoveryCost { return sameUnderEither(1) },
 	}
 }
 
@@ -152,6 +157,9 @@ func (r *run) selectorEvent(i int) event {
 			f.configs[i].selector = tierSelector("b")
 			return reconciles, calls
 		},
+		// A spec update: Cluster API discovers again, though the selector
+		// is not part of the answer.
+		optimumDiscovery: func() discoveryCost { return discoveryCost{onEveryChange: 1} },
 	}
 }
 
@@ -189,6 +197,9 @@ func (r *run) newVariablesEvent(i int) event {
 		},
 		optimum:   func() (int, int) { return r.affectedByRegistration(i) },
 		converged: func(ctx context.Context) (bool, error) { return r.showsVariable(ctx, i, "zone") },
+		// Settings are not part of Discovery's answer; Cluster API
+		// discovers on the spec update all the same.
+		optimumDiscovery: func() discoveryCost { return discoveryCost{onEveryChange: 1} },
 	}
 }
 

@@ -24,9 +24,9 @@ type event struct {
 	apply func(ctx context.Context) (applied, error)
 	// optimum returns the reconciles and calls the event should cost.
 	optimum func() (reconciles, calls int)
-	// optimumDiscovery is the Discovery calls it should cost: none unless
-	// set (a change of no endpoint, CA or handlers asks for none).
-	optimumDiscovery func() int
+	// optimumDiscovery is the Discovery calls it should cost under each
+	// optimum (see DiscoveryOptimum): none unless set.
+	optimumDiscovery func() discoveryCost
 	// converged, when set, reports whether every affected ClusterClass
 	// shows the change; the time to get there is measured.
 	converged func(ctx context.Context) (bool, error)
@@ -66,7 +66,7 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	optimumReconciles, optimumCalls := e.optimum()
 	optimumDiscovery := 0
 	if e.optimumDiscovery != nil {
-		optimumDiscovery = e.optimumDiscovery()
+		optimumDiscovery = e.optimumDiscovery().under(r.opts.DiscoveryOptimum)
 	}
 	var auditMark auditcount.Mark
 	if r.opts.Audit != nil {
@@ -88,6 +88,9 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	seen := change.seen
 	if seen == nil {
 		seen = func() (bool, error) { return true, nil }
+	}
+	if e.window == 0 && optimumDiscovery > 0 {
+		seen = r.discoveriesSeen(seen, discoveriesBefore, optimumDiscovery)
 	}
 	var convergence time.Duration
 	notConverged := false
@@ -157,6 +160,28 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 func (r *run) simulated() bool {
 	_, ok := r.controller.(*inProcess)
 	return ok
+}
+
+// discoveryGrace bounds how long an event's row waits for the Discovery
+// calls its optimum expects once the rest of the change was seen.
+const discoveryGrace = 30 * time.Second
+
+// discoveriesSeen passes once seen does and the extensions have served
+// want Discovery calls since before, or discoveryGrace after seen passed:
+// a Discovery may land after the ClusterClasses go quiet, and a controller
+// that makes fewer shows it in its row rather than failing the run.
+func (r *run) discoveriesSeen(seen func() (bool, error), before int64, want int) func() (bool, error) {
+	var deadline time.Time
+	return func() (bool, error) {
+		ok, err := seen()
+		if err != nil || !ok {
+			return ok, err
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(discoveryGrace)
+		}
+		return r.allDiscoveries()-before >= int64(want) || time.Now().After(deadline), nil
+	}
 }
 
 // allDiscoveries counts the Discovery calls every extension served.

@@ -43,6 +43,9 @@ type Options struct {
 	// Controller is what is measured; nil runs ours in this process, with
 	// the simulated scan of Cluster API's mapping beside it.
 	Controller Controller
+	// DiscoveryOptimum is what the rows' optimum Discovery counts: the
+	// standalone's (the default) or, for the drop-in, Cluster API's.
+	DiscoveryOptimum DiscoveryOptimum
 	// Audit, when set, is kube-apiserver's audit log, in which the
 	// controller's requests are those of ControllerUser.
 	Audit          *auditcount.Log
@@ -65,6 +68,10 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if err := opts.DiscoveryOptimum.Validate(); err != nil {
+		return nil, err
+	}
+	opts.DiscoveryOptimum = opts.DiscoveryOptimum.orDefault()
 	if opts.Quiet == 0 {
 		opts.Quiet = 2 * time.Second
 	}
@@ -105,7 +112,7 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if err := r.waitInitial(ctx); err != nil {
 		return nil, err
 	}
-	result := &Result{Controller: r.controller.Name(), Scenario: s, Setup: time.Since(started)}
+	result := &Result{Controller: r.controller.Name(), Scenario: s, Setup: time.Since(started), DiscoveryOptimum: opts.DiscoveryOptimum}
 	if err := r.measureAll(ctx, result, r.events()); err != nil {
 		return nil, err
 	}
