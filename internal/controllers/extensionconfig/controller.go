@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -219,32 +220,31 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	case <-ctx.Done():
 		return ctrl.Result{}, ctx.Err()
 	}
+	// Calls that wait for this config's first reconcile as leader go on
+	// once it has run, whatever its outcome.
+	defer r.Registry.Reconciled(req.Name)
 	ext := &runtimev1.ExtensionConfig{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ext); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.writes.Forget(req.NamespacedName)
-			r.settled.Delete(req.Name)
-			r.forgetConfig(req.Name)
-			r.Registry.Unregister(req.Name)
-			// Its Discovery calls are counted under its name.
-			metrics.ForgetHandler(req.Name)
+			r.forgetDeleted(req.NamespacedName)
 			log.V(4).Info("ExtensionConfig gone: handlers unregistered")
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
 	}
-	if !watchfilter.Matches(ext, r.WatchFilterValue) {
-		// Should it come back, it is discovered afresh; meanwhile it is
-		// another manager's.
-		r.forgetConfig(ext.Name)
-		return ctrl.Result{}, nil
+	if err := r.fresh(ctx, ext); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !ext.DeletionTimestamp.IsZero() {
 		r.Registry.Unregister(ext.Name)
 		return ctrl.Result{}, nil
 	}
-	if err := r.writes.Fresh(ctx, r.APIReader, ext); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	if !watchfilter.Matches(ext, r.WatchFilterValue) {
+		// Should it come back, it is discovered afresh; meanwhile it is
+		// another manager's, whose recorded handlers a fresh start
+		// registers all the same.
+		r.forgetConfig(ext.Name)
+		return ctrl.Result{}, r.registerRecorded(ctx, ext)
 	}
 
 	before := ext.DeepCopy()
@@ -252,6 +252,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		r.settle(ext)
 		if err := objstatus.Patch(ctx, &r.writes, r.Client, before, ext, statusOf); err != nil {
 			reterr = errors.Join(reterr, err)
+			// Status still records what it recorded: so does the registry,
+			// as a fresh start would build it.
+			recorded := ext.DeepCopy()
+			recorded.Status = before.Status
+			reterr = errors.Join(reterr, r.registerRecorded(ctx, recorded))
 			return
 		}
 		r.settle(ext)
@@ -274,28 +279,66 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	r.reconcileResponseCache(ext, false)
 
-	// From here on, whatever fails, the registry holds the handlers status
-	// records under the spec as it is now, as a fresh start would build
-	// it: a change of settings, URL, service, CA or selector takes effect,
-	// and voids the config's cached answers, while Discovery fails.
+	// Before anything is called, and whatever fails next, the registry
+	// holds the handlers status records under the spec as it is now, as a
+	// fresh start would build it: a change of settings, URL, service, CA
+	// or selector takes effect, and voids the config's cached answers,
+	// while Discovery fails or takes its time.
+	if !r.Registry.Holds(ext) {
+		if err := r.registerRecorded(ctx, ext); err != nil {
+			r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
+			return ctrl.Result{}, err
+		}
+	}
 	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
 		r.setNotDiscovered(ext, InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
 		// Only a spec change can fix it, and that triggers a reconcile.
-		return ctrl.Result{}, r.registerRecorded(ctx, ext)
+		return ctrl.Result{}, nil
 	}
 	if caErr != nil {
-		registerErr := r.registerRecorded(ctx, ext)
 		r.setNotDiscovered(ext, CAInjectionFailedReason, caErr.Error())
 		if retryCA {
 			// A read or write of kube-apiserver that failed may pass next
 			// time; a write may even have committed with its answer lost,
 			// and its event, taken for our own, dropped.
-			return ctrl.Result{}, errors.Join(caErr, registerErr)
+			return ctrl.Result{}, caErr
 		}
 		// The Secret watch brings us back when the Secret appears or changes.
-		return ctrl.Result{}, registerErr
+		return ctrl.Result{}, nil
 	}
 	return r.reconcileDiscovery(ctx, ext)
+}
+
+// fresh makes ext, just read from the cache, at least as new as both our
+// last status write and the object the registry was last built from: the
+// leader's rebuild lists live, and this replica's cache may lag behind it.
+func (r *Reconciler) fresh(ctx context.Context, ext *runtimev1.ExtensionConfig) error {
+	if err := r.writes.Fresh(ctx, r.APIReader, ext); err != nil {
+		return err
+	}
+	registered, ok := r.Registry.ResourceVersionOf(ext.Name)
+	if !ok {
+		return nil
+	}
+	if cmp, err := resourceversion.CompareResourceVersion(ext.ResourceVersion, registered); err == nil && cmp >= 0 {
+		return nil
+	}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(ext), ext); err != nil {
+		return fmt.Errorf("read %s past the cache, which lags behind the registration: %w", ext.Name, err)
+	}
+	return nil
+}
+
+// forgetDeleted drops everything kept for a config that is gone.
+func (r *Reconciler) forgetDeleted(key types.NamespacedName) {
+	r.writes.Forget(key)
+	r.settled.Delete(key.Name)
+	r.discoveryAsked.Delete(key.Name)
+	r.injecting.Delete(key.Name)
+	r.forgetConfig(key.Name)
+	r.Registry.Unregister(key.Name)
+	// Its Discovery calls are counted under its name.
+	metrics.ForgetHandler(key.Name)
 }
 
 // reconcileCABundle copies ca.crt of the annotated Secret into
@@ -376,12 +419,10 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	}
 	asked := r.DiscoverOnEveryChange && r.takeDiscoveryRequest(ext.Name)
 	if remaining, fresh := r.discoveryFresh(ext, interval); fresh && !asked {
-		// The settings or the selector may have changed: they take effect
-		// with the handlers status already records.
+		// A settings or selector change took effect above, with the
+		// handlers status already records.
 		log.V(4).Info("Discovery skipped: its endpoint and CA are as they were for the last one", "nextDiscoveryIn", remaining)
-		if err := r.register(ctx, ext); err != nil {
-			return ctrl.Result{}, err
-		}
+		markDiscovered(ext)
 		return ctrl.Result{RequeueAfter: remaining}, nil
 	}
 	started := time.Now()
@@ -392,12 +433,11 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	}
 	metrics.ObserveCall("Discovery", ext.Name, outcome, started)
 	if err != nil {
-		// Keep status.handlers: the last good answer is still the best one
-		// we have, and the condition says it is stale. They are registered
-		// under the spec as it is now, as a fresh start would.
-		registerErr := r.registerRecorded(ctx, ext)
+		// Keep status.handlers, registered under the spec as it is now: the
+		// last good answer is still the best one we have, and the
+		// condition says it is stale.
 		r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
-		return ctrl.Result{}, errors.Join(fmt.Errorf("discover %s: %w", ext.Name, err), registerErr)
+		return ctrl.Result{}, fmt.Errorf("discover %s: %w", ext.Name, err)
 	}
 	// Status records each handler under its full name, as Cluster API does:
 	// its warm-up, and anything else reading status, expects that name.
@@ -419,9 +459,14 @@ func (r *Reconciler) register(ctx context.Context, ext *runtimev1.ExtensionConfi
 		r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
 		return err
 	}
+	markDiscovered(ext)
+	return nil
+}
+
+// markDiscovered sets Discovered to True, in the v1beta1 conditions too.
+func markDiscovered(ext *runtimev1.ExtensionConfig) {
 	objstatus.SetCondition(ext, runtimev1.ExtensionConfigDiscoveredCondition, metav1.ConditionTrue, runtimev1.ExtensionConfigDiscoveredReason, "")
 	objstatus.SetV1Beta1Condition(ext, runtimev1.RuntimeExtensionDiscoveredV1Beta1Condition, corev1.ConditionTrue, "", "", "")
-	return nil
 }
 
 // registerRecorded registers the handlers ext's status records under its

@@ -2,8 +2,10 @@ package extensionconfig
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -166,5 +168,34 @@ func TestReconcile_ACARotationLeavesEveryConditionAtTheCurrentGeneration(t *test
 			}
 		}
 		return true, ""
+	})
+}
+
+// A config that records no handlers when a replica takes the lead has none
+// registered: a blocking hook would pass without it. Calls wait, naming it,
+// until its first reconcile as leader has run Discovery.
+func TestLeaderSync_CallsWaitForTheFirstDiscoveryOfAnUndiscoveredConfig(t *testing.T) {
+	ext := startExtension(t)
+	ext.Server.SetFaults("Discovery", sampleextension.Faults{Delay: 3 * time.Second})
+	name := uniqueName("undiscovered")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
+
+	h := startController(t, rtclient.Options{}, 0)
+	polltest.Eventually(t, eventually, "the registry rebuilt as leader", func() (bool, string) {
+		select {
+		case <-h.registry.Synced():
+			return true, ""
+		default:
+			return false, "not yet"
+		}
+	})
+	if err := h.registry.Current(); !errors.Is(err, registry.ErrNotCurrent) || !strings.Contains(err.Error(), name) {
+		t.Errorf("while %s's first Discovery runs: Current() = %v, want an error naming it", name, err)
+	}
+	polltest.Eventually(t, eventually, "current once the config is discovered", func() (bool, string) {
+		if err := h.registry.Current(); err != nil {
+			return false, err.Error()
+		}
+		return len(h.registry.ForConfig(name)) == 3, fmt.Sprintf("%d handlers registered", len(h.registry.ForConfig(name)))
 	})
 }

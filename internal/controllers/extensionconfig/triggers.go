@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -56,16 +57,24 @@ func (r *Reconciler) everyChangePredicate() predicate.Funcs {
 			if !okOld || !okNew || oldExt.ResourceVersion == newExt.ResourceVersion || !r.notOwnInjection(e) {
 				return false
 			}
-			if oldExt.Generation == newExt.Generation &&
-				equality.Semantic.DeepEqual(oldExt.Labels, newExt.Labels) &&
-				equality.Semantic.DeepEqual(oldExt.Annotations, newExt.Annotations) &&
-				!r.statusWrittenByAnother(oldExt, newExt) {
+			if oldExt.Generation == newExt.Generation && !metadataChanged(oldExt, newExt) && !r.statusWrittenByAnother(oldExt, newExt) {
 				return false
 			}
 			r.discoveryAsked.Store(newExt.Name, true)
 			return true
 		},
 	}
+}
+
+// metadataChanged reports whether an update changed the metadata a user or
+// a tool writes (labels, annotations, finalizers, owner references, ...),
+// leaving out what every write changes (resourceVersion, managedFields).
+func metadataChanged(oldExt, newExt *runtimev1.ExtensionConfig) bool {
+	o, n := oldExt.ObjectMeta.DeepCopy(), newExt.ObjectMeta.DeepCopy()
+	for _, m := range []*metav1.ObjectMeta{o, n} {
+		m.ResourceVersion, m.ManagedFields, m.Generation = "", nil, 0
+	}
+	return !equality.Semantic.DeepEqual(o, n)
 }
 
 // statusWrittenByAnother reports whether an update changed the status to

@@ -98,11 +98,28 @@ func TestEveryChangePredicate_DropsWhatOnlyWeCause(t *testing.T) {
 	if p.Update(event.UpdateEvent{ObjectOld: base, ObjectNew: ours}) {
 		t.Error("the echo of our own status write passed")
 	}
-	older := base.DeepCopy()
-	older.ResourceVersion = "10"
-	older.Status.Handlers = []runtimev1.ExtensionHandler{{Name: "old.x"}}
-	if p.Update(event.UpdateEvent{ObjectOld: base, ObjectNew: older}) {
-		t.Error("the echo of a write older than our last passed")
+	// Our writes at 11 and 12 (settled), and the event of the one at 11
+	// arriving late.
+	ours2 := ours.DeepCopy()
+	ours2.ResourceVersion = "12"
+	ours2.Status.Handlers = []runtimev1.ExtensionHandler{{Name: "h2.x"}}
+	r.settle(ours2)
+	if p.Update(event.UpdateEvent{ObjectOld: base, ObjectNew: ours}) {
+		t.Error("the late echo of a write older than our last passed")
+	}
+	r.settle(ours)
+
+	finalized := ours.DeepCopy()
+	finalized.ResourceVersion = "14"
+	finalized.Finalizers = []string{"example.com/hold"}
+	if !p.Update(event.UpdateEvent{ObjectOld: ours, ObjectNew: finalized}) || !r.takeDiscoveryRequest("x") {
+		t.Error("a finalizer added did not pass and ask for Discovery")
+	}
+	rewritten := ours.DeepCopy()
+	rewritten.ResourceVersion = "15"
+	rewritten.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "someone"}}
+	if p.Update(event.UpdateEvent{ObjectOld: ours, ObjectNew: rewritten}) {
+		t.Error("a write that changed only managedFields passed")
 	}
 
 	theirs := ours.DeepCopy()

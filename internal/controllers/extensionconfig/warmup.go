@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
 // warmup registers the handlers every ExtensionConfig's status already
@@ -39,28 +40,37 @@ func (w *warmup) NeedLeaderElection() bool { return false }
 // and returns. It never returns an error: that would stop the manager.
 func (w *warmup) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("warmup")
-	list, ok := listExtensionConfigs(ctx, log, w.reader, func(error) {})
+	// A replica that starts as leader waits on this list too: a refusal is
+	// named in every call until it passes.
+	list, ok := listExtensionConfigs(ctx, log, w.reader, func(err error) {
+		w.registry.SetSyncError(fmt.Errorf("list ExtensionConfigs: %w", err))
+	})
 	if !ok {
 		return nil
 	}
-	registered := 0
-	for i := range list.Items {
-		ext := &list.Items[i]
-		if len(ext.Status.Handlers) == 0 {
-			continue
-		}
-		_, skipped, err := w.registry.Register(ext)
-		logSkipped(log, ext.Name, skipped)
-		if err != nil {
-			log.Error(err, "skip ExtensionConfig with unusable recorded handlers", "extensionConfig", ext.Name)
-			continue
-		}
-		registered++
-	}
+	syncFrom(log, w.registry, list)
 	w.registry.MarkReady()
-	log.Info("registry warmed up from recorded handlers", "extensionConfigs", registered, "handlers", w.registry.Len())
+	log.Info("registry warmed up from recorded handlers", "extensionConfigs", len(list.Items), "handlers", w.registry.Len())
 	return nil
 }
+
+// syncFrom makes the registry hold what the listed configs record, and logs
+// the records it could not take.
+func syncFrom(log logr.Logger, reg *registry.Registry, list *runtimev1.ExtensionConfigList) []extensionindex.Change {
+	changes, skipped, unusable := reg.Sync(list.Items)
+	for name, names := range skipped {
+		logSkipped(log, name, names)
+	}
+	for name, err := range unusable {
+		log.Error(err, "skip ExtensionConfig with unusable recorded handlers", "extensionConfig", name)
+	}
+	return changes
+}
+
+// firstDiscoveryTimeout bounds how long calls wait, after a replica takes
+// the lead, for the first Discovery of configs that record no handlers:
+// Cluster API's warm-up gives up on an extension after as long.
+const firstDiscoveryTimeout = 60 * time.Second
 
 // leaderSync rebuilds the registry from the apiserver when this replica
 // becomes leader, before either controller reconciles: a standby warmed up
@@ -95,12 +105,20 @@ func (s *leaderSync) Start(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	changes, skipped := s.registry.Sync(list.Items)
-	for name, names := range skipped {
-		logSkipped(log, name, names)
+	changes := syncFrom(log, s.registry, list)
+	// A config that records no handlers has none registered: a blocking
+	// hook would pass without it. Cluster API's warm-up discovers it before
+	// any call; calls wait for its first reconcile here.
+	var undiscovered []string
+	for i := range list.Items {
+		if ext := &list.Items[i]; ext.DeletionTimestamp.IsZero() && len(ext.Status.Handlers) == 0 {
+			undiscovered = append(undiscovered, ext.Name)
+		}
 	}
+	s.registry.AwaitFirstReconcile(undiscovered, firstDiscoveryTimeout)
 	s.registry.MarkSynced()
-	log.Info("registry rebuilt on taking the lead", "extensionConfigs", len(list.Items), "handlers", s.registry.Len(), "changes", len(changes))
+	log.Info("registry rebuilt on taking the lead", "extensionConfigs", len(list.Items), "handlers", s.registry.Len(), "changes", len(changes),
+		"awaitingFirstDiscovery", len(undiscovered))
 	return nil
 }
 

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -64,8 +67,17 @@ type Registry struct {
 	mu       sync.RWMutex
 	byName   map[string]Handler
 	byConfig map[string][]string
-	ready    gate
-	synced   gate
+	// resourceVersions holds, by config, the resourceVersion of the object
+	// its registration was built from.
+	resourceVersions map[string]string
+	ready            gate
+	synced           gate
+	// pending are the configs the leader's rebuild found with no recorded
+	// handlers (never discovered, or not since their extension came), by
+	// name, until their first reconcile as leader has tried Discovery or
+	// pendingUntil passes; guarded by mu.
+	pending      map[string]bool
+	pendingUntil time.Time
 	// syncErr is why the rebuild as leader has not finished, when it has
 	// failed at least once; guarded by mu.
 	syncErr error
@@ -78,11 +90,12 @@ type Registry struct {
 // New returns an empty registry that is not ready.
 func New() *Registry {
 	return &Registry{
-		byName:      map[string]Handler{},
-		byConfig:    map[string][]string{},
-		ready:       newGate(),
-		synced:      newGate(),
-		subscribers: map[int]func([]extensionindex.Change){},
+		byName:           map[string]Handler{},
+		byConfig:         map[string][]string{},
+		resourceVersions: map[string]string{},
+		ready:            newGate(),
+		synced:           newGate(),
+		subscribers:      map[int]func([]extensionindex.Change){},
 	}
 }
 
@@ -109,6 +122,7 @@ func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]extensionindex.Ch
 	}
 	sort.Strings(names)
 	r.byConfig[ext.Name] = names
+	r.resourceVersions[ext.Name] = ext.ResourceVersion
 	after := r.statesOf(ext.Name)
 	r.mu.Unlock()
 	return r.notify(extensionindex.Diff(before, after)), skipped, nil
@@ -123,20 +137,27 @@ func (r *Registry) Unregister(extensionConfig string) []extensionindex.Change {
 		delete(r.byName, name)
 	}
 	delete(r.byConfig, extensionConfig)
+	delete(r.resourceVersions, extensionConfig)
 	r.mu.Unlock()
 	return r.notify(extensionindex.Diff(before, nil))
 }
 
 // Sync makes the registry hold exactly the handlers the given
 // ExtensionConfigs record: each is registered, and every config registered
-// before but absent from the list (deleted meanwhile) is unregistered. It
-// returns the changes, and the recorded names it skipped, by config.
-func (r *Registry) Sync(exts []runtimev1.ExtensionConfig) ([]extensionindex.Change, map[string][]extensionindex.SkippedHandler) {
+// before but absent from the list (deleted meanwhile) or being deleted is
+// unregistered. It returns the changes, and by config the recorded names
+// it skipped and the records it could not register at all.
+func (r *Registry) Sync(exts []runtimev1.ExtensionConfig) ([]extensionindex.Change, map[string][]extensionindex.SkippedHandler, map[string]error) {
 	listed := make(map[string]bool, len(exts))
 	var changes []extensionindex.Change
 	skipped := map[string][]extensionindex.SkippedHandler{}
+	unusable := map[string]error{}
 	for i := range exts {
 		ext := &exts[i]
+		if !ext.DeletionTimestamp.IsZero() {
+			// Its reconcile unregisters it: so does a fresh start.
+			continue
+		}
 		listed[ext.Name] = true
 		c, s, err := r.Register(ext)
 		if len(s) > 0 {
@@ -144,6 +165,7 @@ func (r *Registry) Sync(exts []runtimev1.ExtensionConfig) ([]extensionindex.Chan
 		}
 		if err != nil {
 			// Unusable records register nothing: drop what the config had.
+			unusable[ext.Name] = err
 			changes = append(changes, r.Unregister(ext.Name)...)
 			continue
 		}
@@ -161,7 +183,32 @@ func (r *Registry) Sync(exts []runtimev1.ExtensionConfig) ([]extensionindex.Chan
 	for _, name := range gone {
 		changes = append(changes, r.Unregister(name)...)
 	}
-	return changes, skipped
+	return changes, skipped, unusable
+}
+
+// Holds reports whether the registry holds exactly the handlers Register
+// would build from ext, so that a caller can skip a registration that
+// changes nothing (and tells subscribers nothing).
+func (r *Registry) Holds(ext *runtimev1.ExtensionConfig) bool {
+	handlers, _, err := HandlersFor(ext)
+	if err != nil {
+		return false
+	}
+	sort.Slice(handlers, func(i, j int) bool { return handlers[i].Name < handlers[j].Name })
+	registered := r.ForConfig(ext.Name)
+	if len(handlers) == 0 {
+		return len(registered) == 0
+	}
+	return reflect.DeepEqual(handlers, registered)
+}
+
+// ResourceVersionOf returns the resourceVersion of the object a config's
+// registration was built from, and false when it has none.
+func (r *Registry) ResourceVersionOf(extensionConfig string) (string, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	rv, ok := r.resourceVersions[extensionConfig]
+	return rv, ok
 }
 
 // statesOf returns the mapping's view of a config's handlers; r.mu is held.
@@ -294,22 +341,57 @@ func (r *Registry) SetSyncError(err error) {
 // its registrations.
 var ErrNotCurrent = errors.New("the handler registry is not current: this replica has not rebuilt it from the ExtensionConfigs since it took the lead")
 
-// Current returns nil once the registry was rebuilt as leader, and
-// otherwise an error wrapping ErrNotCurrent that names the last failure of
-// the rebuild, if any. Every extension call checks it: a standby's
-// registry is only as fresh as its start-up list, and a call made from it
-// could skip a hook whose config it never saw, or send old settings.
+// Current returns nil once the registry was rebuilt as leader and every
+// config that rebuild found undiscovered has been reconciled since, and
+// otherwise an error wrapping ErrNotCurrent that names what it waits for.
+// Every extension call checks it: a standby's registry is only as fresh as
+// its start-up list, and a call made from it could skip a hook whose
+// config it never saw, or send old settings; a config not yet discovered
+// would be skipped the same way, where Cluster API's warm-up discovers it
+// before any call.
 func (r *Registry) Current() error {
-	if r.synced.isOpen() {
-		return nil
-	}
 	r.mu.RLock()
 	cause := r.syncErr
-	r.mu.RUnlock()
-	if cause == nil {
-		return ErrNotCurrent
+	var waiting []string
+	if time.Now().Before(r.pendingUntil) {
+		for name := range r.pending {
+			waiting = append(waiting, name)
+		}
 	}
-	return fmt.Errorf("%w: %w", ErrNotCurrent, cause)
+	r.mu.RUnlock()
+	if !r.synced.isOpen() {
+		if cause == nil {
+			return ErrNotCurrent
+		}
+		return fmt.Errorf("%w: %w", ErrNotCurrent, cause)
+	}
+	if len(waiting) > 0 {
+		sort.Strings(waiting)
+		return fmt.Errorf("%w: waiting for the first Discovery as leader of ExtensionConfigs that record no handlers: %s",
+			ErrNotCurrent, strings.Join(waiting, ", "))
+	}
+	return nil
+}
+
+// AwaitFirstReconcile makes Current wait, for at most timeout, until each
+// named config has been reconciled (Reconciled) since this replica took
+// the lead.
+func (r *Registry) AwaitFirstReconcile(names []string, timeout time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending = make(map[string]bool, len(names))
+	for _, name := range names {
+		r.pending[name] = true
+	}
+	r.pendingUntil = time.Now().Add(timeout)
+}
+
+// Reconciled records that a config's reconcile, whatever its outcome, has
+// run as leader.
+func (r *Registry) Reconciled(extensionConfig string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.pending, extensionConfig)
 }
 
 // gate is a channel closed once, for waiting on a one-time event.

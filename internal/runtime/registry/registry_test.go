@@ -1,8 +1,11 @@
 package registry
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
@@ -240,16 +243,20 @@ func TestRegister_ReadsFullAndShortRecordedNamesAlikeAndSkipsForeignOnes(t *test
 
 func TestSync_HoldsExactlyTheListedConfigs(t *testing.T) {
 	r := New()
-	for _, name := range []string{"kept", "gone"} {
+	for _, name := range []string{"kept", "gone", "deleting"} {
 		if _, _, err := r.Register(extensionConfig(name)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	kept := extensionConfig("kept")
 	kept.Spec.Settings["size"] = "large"
-	changes, skipped := r.Sync([]runtimev1.ExtensionConfig{*kept, *extensionConfig("new")})
-	if len(skipped) != 0 {
-		t.Errorf("skipped %v", skipped)
+	// Being deleted: its reconcile unregisters it, and so does a rebuild.
+	deleting := extensionConfig("deleting")
+	deleting.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	deleting.Finalizers = []string{"example.com/hold"}
+	changes, skipped, unusable := r.Sync([]runtimev1.ExtensionConfig{*kept, *extensionConfig("new"), *deleting})
+	if len(skipped) != 0 || len(unusable) != 0 {
+		t.Errorf("skipped %v, unusable %v", skipped, unusable)
 	}
 	kinds := map[string]extensionindex.ChangeKind{}
 	for _, c := range changes {
@@ -259,6 +266,7 @@ func TestSync_HoldsExactlyTheListedConfigs(t *testing.T) {
 		"discover.kept": extensionindex.Changed, "patch.kept": extensionindex.Changed,
 		"discover.new": extensionindex.Added, "patch.new": extensionindex.Added,
 		"discover.gone": extensionindex.Removed, "patch.gone": extensionindex.Removed,
+		"discover.deleting": extensionindex.Removed, "patch.deleting": extensionindex.Removed,
 	}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("changes %v, want %v", kinds, want)
@@ -292,4 +300,70 @@ func TestReady_OnlyAfterMarkReady(t *testing.T) {
 		t.Fatal("not ready after MarkReady")
 	}
 	<-r.Ready()
+}
+
+// After the rebuild as leader, calls wait for the first reconcile of each
+// config that records no handlers, naming them, but never past the
+// timeout; a list that failed is named until the rebuild is done.
+func TestCurrent_NamesWhatItWaitsFor(t *testing.T) {
+	r := New()
+	if err := r.Current(); !errors.Is(err, ErrNotCurrent) {
+		t.Fatalf("a new registry: %v, want ErrNotCurrent", err)
+	}
+	refused := errors.New("forbidden")
+	r.SetSyncError(refused)
+	if err := r.Current(); !errors.Is(err, refused) {
+		t.Errorf("after a refused list: %v, want it named", err)
+	}
+	r.AwaitFirstReconcile([]string{"b", "a"}, time.Hour)
+	r.MarkSynced()
+	err := r.Current()
+	if !errors.Is(err, ErrNotCurrent) || errors.Is(err, refused) || !strings.Contains(err.Error(), "a, b") {
+		t.Errorf("while a and b await their first reconcile: %v", err)
+	}
+	r.Reconciled("a")
+	r.Reconciled("unknown")
+	if err := r.Current(); err == nil || strings.Contains(err.Error(), "a,") || !strings.Contains(err.Error(), "b") {
+		t.Errorf("while b awaits its first reconcile: %v", err)
+	}
+	r.Reconciled("b")
+	if err := r.Current(); err != nil {
+		t.Errorf("once every config was reconciled: %v", err)
+	}
+	r.AwaitFirstReconcile([]string{"c"}, -time.Second)
+	if err := r.Current(); err != nil {
+		t.Errorf("past the timeout: %v", err)
+	}
+}
+
+func TestHolds_AndResourceVersionOf(t *testing.T) {
+	r := New()
+	ext := extensionConfig("x")
+	ext.ResourceVersion = "7"
+	if r.Holds(ext) {
+		t.Error("holds a config never registered")
+	}
+	if _, _, err := r.Register(ext); err != nil {
+		t.Fatal(err)
+	}
+	if rv, ok := r.ResourceVersionOf("x"); !ok || rv != "7" {
+		t.Errorf("ResourceVersionOf = %q, %v; want 7", rv, ok)
+	}
+	if !r.Holds(ext) {
+		t.Error("does not hold what it just registered")
+	}
+	changed := ext.DeepCopy()
+	changed.Spec.Settings["size"] = "large"
+	if r.Holds(changed) {
+		t.Error("holds a config whose settings changed")
+	}
+	reselected := ext.DeepCopy()
+	reselected.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}
+	if r.Holds(reselected) {
+		t.Error("holds a config whose selector changed")
+	}
+	r.Unregister("x")
+	if _, ok := r.ResourceVersionOf("x"); ok {
+		t.Error("a resourceVersion outlived its registration")
+	}
 }
