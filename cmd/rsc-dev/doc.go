@@ -1,18 +1,21 @@
-// Command rsc-dev is the development launcher `make run` starts: a local
-// control plane (etcd and kube-apiserver from bin/), then the controller and
-// the sample Runtime Extension as child processes, with the extension's CA
-// written into a Secret the examples' ExtensionConfigs inject from. It
-// applies examples/ where its objects are absent, prints the commands to try
-// next, and then a one-line summary (ClusterClasses with variables ready,
-// handlers registered, reconciles, extension calls) whenever it changes.
+// Command rsc-dev is the development launcher `make run` starts: a Cluster
+// API v1.14.2 management cluster on the local control plane (etcd and
+// kube-apiserver from bin/, with every provider's CRDs and webhooks), with
+// the drop-in, bin/core-manager, as its core manager, and, each as its own
+// child process, Cluster API's CABPK, KCP, in-memory provider and test
+// Runtime Extension, and the sample Runtime Extension. It applies examples/
+// (ExtensionConfigs, ClusterClasses in two namespaces, a Cluster), prints
+// the commands to try next, and then a one-line summary of what the drop-in
+// does (Clusters and their state, ClusterClass reconciles, extension
+// requests per hook, response cache hits) whenever it changes.
 //
-// The controller's JSON log goes to .local/controller.log; the terminal shows
-// its warnings and errors in console format. --bare starts the control plane
-// and the controller only; --kubeconfig runs the controller alone against
-// that cluster, never an extension or the examples. Flags after -- go to the
-// controller. Ctrl-C stops the controller, the extension and the control
-// plane, in that order.
+// Every launch starts afresh in .local/management, where the logs are: the
+// in-memory provider keeps its workload clusters in memory. Flags after --
+// go to the core manager. A port the in-memory provider needs (19000,
+// 20000 and 20001) or another child needs that is taken stops it before
+// anything starts, naming the port. Ctrl-C stops the management cluster
+// (the providers, the core manager, kube-apiserver, etcd) and then the
+// sample extension.
 //
-// It is a tool for trying the controller; the controller binary never links
-// it.
+// It is a tool for trying the drop-in; no shipped binary links it.
 package main

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"os"
@@ -18,18 +17,12 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
-	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
 // launch is a running rsc-dev whose output the test reads.
@@ -68,40 +61,72 @@ func (l *launch) waitFor(t *testing.T, re *regexp.Regexp, within time.Duration) 
 		if ended {
 			t.Fatalf("rsc-dev exited before printing %q:\n%s", re, strings.Join(l.output(), "\n"))
 		}
-		return false, "it printed:\n" + strings.Join(l.output(), "\n")
+		return false, "it printed:\n" + proctest.Tail(strings.Join(l.output(), "\n"), 20)
 	})
 	return found
 }
 
-// rig is what every launch in a test shares: binaries, examples, ports.
-type rig struct {
-	binDir, localDir, examples, workDir string
-	metrics, health, extension, admin   string
+// lastMatch is the submatch of re in the last line that has one.
+func (l *launch) lastMatch(t *testing.T, re *regexp.Regexp) int {
+	t.Helper()
+	lines := l.output()
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m := re.FindStringSubmatch(lines[i]); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return n
+		}
+	}
+	t.Fatalf("no line matches %q:\n%s", re, strings.Join(lines, "\n"))
+	return 0
 }
 
-// newRig builds rsc-dev and, for a launch that gets that far, the
-// controller and the sample extension.
-func newRig(t *testing.T, full bool) *rig {
+// rig is what a launch in a test needs: binaries, examples, ports.
+type rig struct {
+	binDir, localDir, examples, workDir string
+	extension, admin                    string
+	testExtensionPort                   int
+}
+
+// linked are what rsc-dev runs from the tool directory as it is: the
+// control plane, `make core-manager` and `make capi-providers`.
+var linked = []string{
+	toolbin.Etcd, toolbin.KubeAPIServer, "kubectl", "core-manager",
+	capimanagement.BootstrapBinary, capimanagement.ControlPlaneBinary, capimanagement.InfrastructureBinary,
+	capimanagement.TestExtensionBinary, capimanagement.ClusterctlBinary, capimanagement.DataDir,
+}
+
+// newRig links what `make run` builds from other modules into a tool
+// directory of the test's and builds rsc-dev, the sample extension and the
+// controller (for who-uses) from this tree into it.
+func newRig(t *testing.T) *rig {
 	t.Helper()
-	tools, err := toolbin.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := capibaseline.RequireWith(t, func(dir string) error {
+		if err := toolbin.CheckAll(dir, toolbin.Etcd, toolbin.KubeAPIServer); err != nil {
+			return err
+		}
+		for _, missing := range []struct{ name, target string }{{"kubectl", "tools"}, {"core-manager", "core-manager"}} {
+			if _, err := os.Stat(filepath.Join(dir, missing.name)); err != nil {
+				return fmt.Errorf("%w: build it with `make %s`", err, missing.target)
+			}
+		}
+		return capimanagement.Check(dir)
+	})
 	r := &rig{binDir: t.TempDir(), localDir: t.TempDir(), examples: t.TempDir(), workDir: t.TempDir()}
-	for _, tool := range []string{toolbin.Etcd, toolbin.KubeAPIServer, "kubectl"} {
-		if err := os.Symlink(filepath.Join(tools, tool), filepath.Join(r.binDir, tool)); err != nil {
+	for _, name := range linked {
+		if err := os.Symlink(filepath.Join(tools, name), filepath.Join(r.binDir, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	proctest.Build(t, ".", r.binDir)
-	if full {
-		proctest.Build(t, "../runtime-sdk-controller", r.binDir)
-		proctest.Build(t, "../sample-extension", r.binDir)
+	for _, pkg := range []string{".", "../sample-extension", "../runtime-sdk-controller"} {
+		proctest.Build(t, pkg, r.binDir)
 	}
 	copyDir(t, "../../examples", r.examples)
-	for _, addr := range []*string{&r.metrics, &r.health, &r.extension, &r.admin} {
-		*addr = freeAddress(t)
+	r.extension, r.admin = freeAddress(t), freeAddress(t)
+	port, err := localcluster.FreePort()
+	if err != nil {
+		t.Fatal(err)
 	}
+	r.testExtensionPort = port
 	return r
 }
 
@@ -118,8 +143,8 @@ func freeAddress(t *testing.T) string {
 func (r *rig) start(t *testing.T, extra ...string) *launch {
 	t.Helper()
 	args := append([]string{"--local-dir", r.localDir, "--bin-dir", r.binDir, "--examples", r.examples,
-		"--metrics-address", r.metrics, "--health-address", r.health,
-		"--extension-address", r.extension, "--extension-admin-address", r.admin}, extra...)
+		"--extension-address", r.extension, "--extension-admin-address", r.admin,
+		"--test-extension-port", strconv.Itoa(r.testExtensionPort)}, extra...)
 	cmd := exec.Command(filepath.Join(r.binDir, "rsc-dev"), args...)
 	cmd.Dir = r.workDir
 	stdout, err := cmd.StdoutPipe()
@@ -167,9 +192,13 @@ func copyDir(t *testing.T, from, to string) {
 	}
 }
 
+// What the summary says, as the test reads it.
 var (
-	allReady   = regexp.MustCompile(`ClusterClasses: 3 of 3 with variables ready · ExtensionConfigs: 2, 6 handlers registered`)
-	reconciles = regexp.MustCompile(`ClusterClass reconciles: (\d+)`)
+	firstAvailable = regexp.MustCompile(`Clusters: team-a/dev-1 Provisioned, Available · ClusterClasses: 3 of 3 with variables ready`)
+	bothAvailable  = regexp.MustCompile(`Clusters: team-a/dev-1 Provisioned, Available; team-b/dev-2 Provisioned, Available · `)
+	reconciles     = regexp.MustCompile(`ClusterClasses: \d+ of \d+ with variables ready, (\d+) reconciles`)
+	cacheHits      = regexp.MustCompile(`response cache hits: (\d+)`)
+	hooksCalled    = regexp.MustCompile(`extension requests: .*BeforeClusterCreate \d+.*DiscoverVariables \d+.*GeneratePatches \d+`)
 )
 
 // nextSteps are the commands rsc-dev printed, as one shell script.
@@ -179,7 +208,7 @@ func nextSteps(t *testing.T, lines []string) string {
 	in := false
 	for _, line := range lines {
 		switch {
-		case strings.HasPrefix(line, "Up. Logs are in"):
+		case strings.HasPrefix(line, "Up in "):
 			in = true
 		case strings.HasPrefix(line, "Ctrl-C stops everything"):
 			in = false
@@ -187,105 +216,116 @@ func nextSteps(t *testing.T, lines []string) string {
 			script = append(script, strings.TrimSpace(line))
 		}
 	}
-	if len(script) < 5 {
-		t.Fatalf("printed %d next steps, want kubeconfig, get, patch, who-uses and metrics:\n%s", len(script), strings.Join(lines, "\n"))
+	if len(script) < 7 {
+		t.Fatalf("printed %d next steps, want kubeconfig, get, the settings patch, who-uses, the annotation, the second Cluster and metrics:\n%s", len(script), strings.Join(lines, "\n"))
 	}
 	return "set -euo pipefail\n" + strings.Join(script, "\n") + "\n"
 }
 
-func TestBinary_ExamplesShowTheIndexAtWorkAndCtrlCStopsEverything(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the local control plane twice")
-	}
-	r := newRig(t, true)
-	broken := filepath.Join(r.examples, "05-broken.yaml")
-	if err := os.WriteFile(broken, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: [not, a, map]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l := r.start(t)
-	l.waitFor(t, allReady, 2*time.Minute)
-	l.waitFor(t, regexp.MustCompile(`^examples: .*05-broken\.yaml: `), time.Second)
-	children := proctest.Children(l.cmd.Process.Pid)
-	if len(children) != 4 {
-		t.Fatalf("rsc-dev runs %d child processes, want etcd, kube-apiserver, the extension and the controller", len(children))
-	}
+// ours are the commands of rsc-dev's children: the management cluster and
+// the sample extension.
+var ours = []string{
+	"capi-infrastructure-docker", "capi-kubeadm-bootstrap", "capi-kubeadm-control-plane", "capi-test-extension",
+	"core-manager", "etcd", "kube-apiserver", "sample-extension",
+}
 
-	// Every printed command works as printed, and the settings change of
-	// hardening reconciles its one user: then sizing's, all three, serves
-	// as the barrier that shows nothing else was reconciled meanwhile.
-	base := lastReconciles(t, l)
+// The drop-in's job on a management cluster of Cluster API's own parts:
+// the examples' Cluster becomes Available; every printed step works as
+// printed, and does what its note says (a settings change of hardening
+// reconciles its one user, the response cache annotation turns the second
+// Cluster's repeated GeneratePatches calls into hits); Ctrl-C stops every
+// process, in order, and leaves none running.
+func TestBinary_RunsTheDropInsJobAndCtrlCStopsEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a management cluster and provisions two Clusters")
+	}
+	r := newRig(t)
+	l := r.start(t)
+	// Another package's management cluster may hold the in-memory
+	// provider's ports: rsc-dev waits for it, as Start does.
+	l.waitFor(t, regexp.MustCompile(`^Up in `), 25*time.Minute)
+	for _, line := range l.output() {
+		if strings.HasPrefix(line, "examples: ") {
+			t.Errorf("an example did not apply: %s", line)
+		}
+	}
+	children := proctest.Children(l.cmd.Process.Pid)
+	var commands []string
+	for _, pid := range children {
+		commands = append(commands, proctest.Command(pid))
+	}
+	slices.Sort(commands)
+	if !slices.Equal(commands, ours) {
+		t.Fatalf("rsc-dev runs %q, want each of %q as its own process", commands, ours)
+	}
+	l.waitFor(t, firstAvailable, 5*time.Minute)
+	l.waitFor(t, hooksCalled, time.Second)
+
+	// Every printed command works as printed. hardening's settings change
+	// reconciles its one user: then sizing's, all three, serves as the
+	// barrier that shows nothing else was reconciled meanwhile (not the
+	// annotation, nor the second Cluster).
+	base := l.lastMatch(t, reconciles)
 	script := exec.Command("bash", "-c", nextSteps(t, l.output()))
 	script.Dir = r.workDir
 	out, err := script.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the printed commands failed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"hardened", "extensionconfig.runtime.cluster.x-k8s.io/hardening patched", "discover-variables.hardening", "runtime_sdk_"} {
+	for _, want := range []string{
+		"team-a      cluster.cluster.x-k8s.io/dev-1", "hardened",
+		"extensionconfig.runtime.cluster.x-k8s.io/hardening patched", "generate-patches.hardening",
+		"extensionconfig.runtime.cluster.x-k8s.io/test-extension annotated", "cluster.cluster.x-k8s.io/dev-2 created",
+		"capi_runtime_sdk_requests_total{", "runtime_sdk_extension_calls_total{",
+	} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("the printed commands' output lacks %q:\n%s", want, out)
 		}
 	}
-	l.waitFor(t, regexp.MustCompile(fmt.Sprintf(`ClusterClass reconciles: %d\b`, base+1)), time.Minute)
-	c := clientFor(t, filepath.Join(r.localDir, "kubeconfig"))
-	patchSettings(t, c, "sizing", "barrier")
+	l.waitFor(t, regexp.MustCompile(fmt.Sprintf(`, %d reconciles`, base+1)), time.Minute)
+	l.waitFor(t, bothAvailable, 5*time.Minute)
+	if hits := l.lastMatch(t, cacheHits); hits == 0 {
+		t.Errorf("the second Cluster made no response cache hit:\n%s", proctest.Tail(strings.Join(l.output(), "\n"), 5))
+	}
+	sizing := exec.Command(filepath.Join(r.binDir, "kubectl"), "patch", "extensionconfig", "sizing", "--type", "merge",
+		"-p", `{"spec":{"settings":{"revision":"barrier"}}}`)
+	sizing.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(r.localDir, "management", "control-plane", "kubeconfig"))
+	if out, err := sizing.CombinedOutput(); err != nil {
+		t.Fatalf("patch sizing: %v\n%s", err, out)
+	}
 	want := base + 1 + 3
-	l.waitFor(t, regexp.MustCompile(fmt.Sprintf(`ClusterClass reconciles: %d\b`, want)), time.Minute)
-	if got := lastReconciles(t, l); got != want {
+	l.waitFor(t, regexp.MustCompile(fmt.Sprintf(`, %d reconciles`, want)), time.Minute)
+	if got := l.lastMatch(t, reconciles); got != want {
 		t.Errorf("after the hardening and sizing changes %d reconciles, want %d (1 for hardening's user, 3 for sizing's)", got, want)
 	}
 
-	stop(t, l, children, r.localDir, "controller", "sample extension", "kube-apiserver", "etcd")
-	if !strings.Contains(strings.Join(l.output(), "\n"), "stopping: controller, then sample extension, then control plane") {
-		t.Errorf("no word of the shutdown:\n%s", strings.Join(l.output(), "\n"))
-	}
-
-	// A restart keeps the user's edit: the examples are only created.
-	l = r.start(t)
-	l.waitFor(t, allReady, 2*time.Minute)
-	hardening := &runtimev1.ExtensionConfig{}
-	if err := c.Get(context.Background(), client.ObjectKey{Name: "hardening"}, hardening); err != nil {
-		t.Fatal(err)
-	}
-	if hardening.Spec.Settings["revision"] == "" {
-		t.Errorf("the restart lost the edit of hardening's settings: %v", hardening.Spec.Settings)
-	}
-	children = proctest.Children(l.cmd.Process.Pid)
-	if err := l.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-l.ended
-	// Nobody can clean up after SIGKILL; the parent-death signal must.
-	proctest.WaitGone(t, children, 30*time.Second)
+	stop(t, l, children)
 }
 
 // stop sends rsc-dev the terminal's Ctrl-C and checks that it exits
-// cleanly, that every child is gone, and that rsc-dev stopped them in the
-// order the README promises (want, by the names rsc-dev gives them), each
-// only once the one before it was gone.
-func stop(t *testing.T, l *launch, children []int, localDir string, want ...string) {
+// cleanly, that every child is gone, and that it stopped them in the order
+// the README promises, each only once the one before it was gone.
+func stop(t *testing.T, l *launch, children []int) {
 	t.Helper()
 	if err := l.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-l.ended:
-	case <-time.After(time.Minute):
-		t.Fatal("rsc-dev did not stop within a minute of SIGINT")
+	case <-time.After(3 * time.Minute):
+		t.Fatal("rsc-dev did not stop within 3 minutes of SIGINT")
 	}
 	if code := l.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("rsc-dev exited %d on SIGINT, want 0", code)
 	}
 	proctest.WaitGone(t, children, time.Second)
+	want := []string{
+		capimanagement.TestExtensionName, capimanagement.InfrastructureName, capimanagement.ControlPlaneName,
+		capimanagement.BootstrapName, capimanagement.CoreManagerName, "kube-apiserver", "etcd", "sample extension",
+	}
 	if got, wantLines := stopLines(l.output(), want), stopSequence(want); !slices.Equal(got, wantLines) {
-		// What each child logged last tells a SIGTERM in turn from an
-		// early death.
-		var logs strings.Builder
-		for _, name := range []string{"sample-extension.log", "controller.log"} {
-			data, _ := os.ReadFile(filepath.Join(localDir, name))
-			fmt.Fprintf(&logs, "\n--- last of %s:\n%s", name, proctest.Tail(string(data), 30))
-		}
-		t.Errorf("Ctrl-C stopped the children as\n  %s\nwant\n  %s\nrsc-dev said:\n%s%s",
-			strings.Join(got, "\n  "), strings.Join(wantLines, "\n  "), strings.Join(l.output(), "\n"), logs.String())
+		t.Errorf("Ctrl-C stopped the children as\n  %s\nwant\n  %s\nrsc-dev said:\n%s",
+			strings.Join(got, "\n  "), strings.Join(wantLines, "\n  "), proctest.Tail(strings.Join(l.output(), "\n"), 30))
 	}
 }
 
@@ -315,131 +355,64 @@ func stopLines(output, children []string) []string {
 	return lines
 }
 
-func lastReconciles(t *testing.T, l *launch) int {
-	t.Helper()
-	lines := l.output()
-	for i := len(lines) - 1; i >= 0; i-- {
-		if m := reconciles.FindStringSubmatch(lines[i]); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return n
-		}
+// A port that a process of rsc-dev needs and finds taken stops it before
+// anything starts, naming the port, and the flag that moves it if one does.
+func TestBinary_APortInUseStopsItBeforeAnythingStartsNamingThePort(t *testing.T) {
+	r := newRig(t)
+	inMemory := capimanagement.FirstWorkloadPort + 1
+	for _, tc := range []struct {
+		name   string
+		listen string
+		want   []string
+	}{
+		{"sample extension", r.extension, []string{"--extension-address " + r.extension + " is in use", "choose another port with --extension-address"}},
+		{"test extension", ":" + strconv.Itoa(r.testExtensionPort), []string{"--test-extension-port " + strconv.Itoa(r.testExtensionPort) + " is in use"}},
+		// The second Cluster's workload API server, which cannot move.
+		{"in-memory provider", ":" + strconv.Itoa(inMemory), []string{fmt.Sprintf("the in-memory provider needs port %d", inMemory)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			taken, err := net.Listen("tcp", tc.listen)
+			if err != nil {
+				t.Skipf("%s is not free here: %v", tc.listen, err)
+			}
+			defer taken.Close()
+			l := r.start(t)
+			select {
+			case <-l.ended:
+			// Another package's management cluster may hold the in-memory
+			// provider's ports: rsc-dev waits for it before it checks.
+			case <-time.After(25 * time.Minute):
+				t.Fatal("rsc-dev did not stop although a port it needs is taken")
+			}
+			out := strings.Join(l.output(), "\n")
+			if code := l.cmd.ProcessState.ExitCode(); code != 1 {
+				t.Errorf("exit code %d, want 1:\n%s", code, out)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("output does not say %q:\n%s", want, out)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(r.localDir, "management", "control-plane")); err == nil {
+				t.Errorf("a control plane was started although a port was taken:\n%s", out)
+			}
+		})
 	}
-	t.Fatalf("no summary printed:\n%s", strings.Join(lines, "\n"))
-	return 0
-}
-
-func clientFor(t *testing.T, kubeconfig string) client.Client {
-	t.Helper()
-	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(config, client.Options{Scheme: scheme.New()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func patchSettings(t *testing.T, c client.Client, name, revision string) {
-	t.Helper()
-	ext := &runtimev1.ExtensionConfig{}
-	if err := c.Get(context.Background(), client.ObjectKey{Name: name}, ext); err != nil {
-		t.Fatal(err)
-	}
-	if ext.Spec.Settings == nil {
-		ext.Spec.Settings = map[string]string{}
-	}
-	ext.Spec.Settings["revision"] = revision
-	if err := c.Update(context.Background(), ext); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestBinary_APortInUseIsNamedWithTheFlagThatMovesIt(t *testing.T) {
-	r := newRig(t, false)
-	taken, err := net.Listen("tcp", r.extension)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer taken.Close()
-	l := r.start(t)
-	select {
-	case <-l.ended:
-	case <-time.After(time.Minute):
-		t.Fatal("rsc-dev did not stop within a minute although a port it needs is taken")
-	}
-	out := strings.Join(l.output(), "\n")
-	if code := l.cmd.ProcessState.ExitCode(); code != 1 {
-		t.Errorf("exit code %d, want 1", code)
-	}
-	want := "--extension-address " + r.extension + " is in use"
-	if !strings.Contains(out, want) || !strings.Contains(out, "choose another port with --extension-address") {
-		t.Errorf("output %q does not say %q and how to choose another", out, want)
-	}
-	if _, err := os.Stat(filepath.Join(r.localDir, "kubeconfig")); err == nil {
-		t.Errorf("a control plane was started although a port was taken")
-	}
-}
-
-func TestBinary_BareStartsNoExtensionAndAppliesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the local control plane")
-	}
-	r := newRig(t, true)
-	l := r.start(t, "--bare")
-	l.waitFor(t, regexp.MustCompile(`ClusterClasses: 0 of 0 with variables ready · ExtensionConfigs: 0, 0 handlers registered`), 2*time.Minute)
-	children := proctest.Children(l.cmd.Process.Pid)
-	if len(children) != 3 {
-		t.Errorf("rsc-dev --bare runs %d child processes, want etcd, kube-apiserver and the controller", len(children))
-	}
-	for _, line := range l.output() {
-		if strings.Contains(line, "patch extensionconfig") {
-			t.Errorf("--bare prints a step for the examples: %s", line)
-		}
-	}
-
-	// Against a cluster named by --kubeconfig, here the bare launch's,
-	// only the controller runs: no control plane, extension or examples.
-	other := *r
-	other.localDir = t.TempDir()
-	other.metrics, other.health = freeAddress(t), freeAddress(t)
-	kubeconfig := filepath.Join(r.localDir, "kubeconfig")
-	k := other.start(t, "--kubeconfig", kubeconfig)
-	k.waitFor(t, regexp.MustCompile(`ClusterClasses: 0 of 0 with variables ready`), 2*time.Minute)
-	only := proctest.Children(k.cmd.Process.Pid)
-	if len(only) != 1 || proctest.Command(only[0]) != "runtime-sdk-controller" {
-		t.Errorf("rsc-dev --kubeconfig runs %d child processes, want the controller alone", len(only))
-	}
-	c := clientFor(t, kubeconfig)
-	for _, obj := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "sample-extension-ca"}}} {
-		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
-			t.Errorf("rsc-dev --kubeconfig wrote %T %s to the cluster (%v)", obj, obj.GetName(), err)
-		}
-	}
-	stop(t, k, only, other.localDir, "controller")
-	if !strings.Contains(strings.Join(k.output(), "\n"), "stopping the controller") {
-		t.Errorf("--kubeconfig: no word of stopping the controller alone")
-	}
-	stop(t, l, children, r.localDir, "controller", "kube-apiserver", "etcd")
 }
 
 func TestStopLines_KeepsOnlyThePerChildLinesInTheOrderSaid(t *testing.T) {
 	output := []string{
-		"12:00:01 ClusterClasses: 0 of 0 with variables ready",
-		"stopping the controller",
-		"stopping: controller, then control plane",
-		"stopping etcd", "stopping controller", "controller stopped",
-		"W 12:00:02 a warning the controller logged last",
+		"12:00:01 Clusters: none",
+		"stopping: the management cluster (...), then the sample extension",
+		"stopping etcd", "stopping core-manager", "core-manager stopped",
 		"etcd stopped",
 	}
-	got := stopLines(output, []string{"controller", "etcd"})
-	want := []string{"stopping etcd", "stopping controller", "controller stopped", "etcd stopped"}
+	got := stopLines(output, []string{"core-manager", "etcd"})
+	want := []string{"stopping etcd", "stopping core-manager", "core-manager stopped", "etcd stopped"}
 	if !slices.Equal(got, want) {
 		t.Errorf("stopLines = %q, want %q", got, want)
 	}
-	if slices.Equal(got, stopSequence([]string{"controller", "etcd"})) {
+	if slices.Equal(got, stopSequence([]string{"core-manager", "etcd"})) {
 		t.Error("an overlapping stop reads as one in order")
 	}
 }

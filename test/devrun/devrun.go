@@ -9,49 +9,47 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 // Options configure one launch.
 type Options struct {
-	// LocalDir keeps the local control plane's data, the logs and the
-	// sample extension's certificate across runs.
+	// LocalDir holds the management cluster's data, certificates and logs,
+	// in LocalDir/management, which every launch starts afresh: the
+	// in-memory provider keeps its workload clusters in memory, so a
+	// Cluster kept from an earlier launch would have lost its machines.
 	LocalDir string
-	// BinDir holds etcd, kube-apiserver, runtime-sdk-controller and
-	// sample-extension, as `make run` builds them.
+	// BinDir holds the control plane's binaries, bin/core-manager,
+	// sample-extension and what `make capi-providers` builds.
 	BinDir string
-	// APIServerPort is the local kube-apiserver's port; zero reuses the
-	// last one or picks a free one.
-	APIServerPort int
-	// Kubeconfig runs the controller alone against that cluster: no local
-	// control plane, no extension, no examples.
-	Kubeconfig string
-	// Bare starts the local control plane and the controller only.
-	Bare bool
-	// ExamplesDir holds the YAML applied where absent, and
-	// extension/variables.yaml, the sample extension's answer.
+	// ExamplesDir holds the YAML applied in file name order,
+	// extension/variables.yaml, the sample extension's answer, and
+	// next/second-cluster.yaml, which a printed step creates.
 	ExamplesDir string
 	// ExtensionAddress and ExtensionAdminAddress are where the sample
 	// extension serves its hooks (HTTPS) and its admin endpoint.
 	ExtensionAddress, ExtensionAdminAddress string
-	// MetricsAddress and HealthAddress are the controller's metrics
-	// (plain HTTP) and probe addresses.
-	MetricsAddress, HealthAddress string
-	// ControllerArgs are added to the controller's command line.
-	ControllerArgs []string
+	// TestExtensionPort is where Cluster API's test extension serves its
+	// hooks, on every interface (its server takes no host).
+	TestExtensionPort int
+	// CoreManagerArgs are added to the core manager's command line.
+	CoreManagerArgs []string
 	// SummaryInterval is how often the summary is computed.
 	SummaryInterval time.Duration
 }
+
+// Defaults of Options, which the examples' ExtensionConfigs name: another
+// address or port rewrites their URL.
+const (
+	DefaultExtensionAddress      = "127.0.0.1:9443"
+	DefaultExtensionAdminAddress = "127.0.0.1:9444"
+	DefaultTestExtensionPort     = 9445
+)
 
 // withDefaults fills what the command line left empty.
 func (o Options) withDefaults() Options {
@@ -65,82 +63,97 @@ func (o Options) withDefaults() Options {
 		o.ExtensionAddress = DefaultExtensionAddress
 	}
 	if o.ExtensionAdminAddress == "" {
-		o.ExtensionAdminAddress = "127.0.0.1:9444"
+		o.ExtensionAdminAddress = DefaultExtensionAdminAddress
 	}
-	if o.MetricsAddress == "" {
-		o.MetricsAddress = "127.0.0.1:8080"
-	}
-	if o.HealthAddress == "" {
-		o.HealthAddress = "127.0.0.1:8081"
+	if o.TestExtensionPort == 0 {
+		o.TestExtensionPort = DefaultTestExtensionPort
 	}
 	if o.SummaryInterval == 0 {
-		o.SummaryInterval = time.Second
+		o.SummaryInterval = 2 * time.Second
 	}
 	return o
 }
 
-// DefaultExtensionAddress is where the examples' ExtensionConfigs expect the
-// sample extension; another --extension-address rewrites their URL.
-const DefaultExtensionAddress = "127.0.0.1:9443"
-
-// withExtension reports whether this launch starts the sample extension and
-// applies the examples.
-func (o Options) withExtension() bool { return !o.Bare && o.Kubeconfig == "" }
+// workloadClusters is how many workload clusters a launch expects the
+// in-memory provider to serve, each on a port of its own: the examples'
+// Cluster and the second one of the next steps.
+const workloadClusters = 2
 
 // Run starts everything, prints the next steps and the summary to out until
-// ctx ends or a child process exits, then stops what it started in reverse
-// order: controller, extension, control plane.
+// ctx ends or a process exits, then stops what it started: the management
+// cluster (providers, core manager, control plane), then the sample
+// extension, which the core manager calls until it stops.
 func Run(ctx context.Context, o Options, out io.Writer) error {
 	o = o.withDefaults()
-	out = &syncWriter{w: out}
-	if err := checkControllerArgs(o.ControllerArgs); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(o.LocalDir, 0o700); err != nil {
+	started := time.Now()
+	if err := checkCoreManagerArgs(o.CoreManagerArgs); err != nil {
 		return err
 	}
 	if err := checkPorts(o); err != nil {
 		return err
 	}
-	config, kubeconfig, stopCluster, err := controlPlane(ctx, o, out)
-	if err != nil {
+	// Another start holds the in-memory provider's ports: Start waits for
+	// it, and checks them once it has ended.
+	if err := capimanagement.CheckPorts(workloadClusters); errors.Is(err, capimanagement.ErrLocked) {
+		fmt.Fprintf(out, "waiting: %v\n", err)
+	} else if err != nil {
 		return err
 	}
-	defer stopCluster()
-	c, err := client.New(config, client.Options{Scheme: scheme.New()})
+	dir := filepath.Join(o.LocalDir, "management")
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("start afresh: %w", err)
+	}
+	fmt.Fprintf(out, "Starting a Cluster API %s management cluster in %s, with %s as its core manager (about a minute):\n",
+		capibaseline.Version, cli.Relative(dir), cli.Relative(filepath.Join(o.BinDir, coreManagerBinary)))
+	mgmt, err := capimanagement.Start(ctx, capimanagement.Options{
+		BinDir: o.BinDir, Dir: dir, CoreManager: filepath.Join(o.BinDir, coreManagerBinary),
+		CoreManagerArgs: o.CoreManagerArgs, TestExtensionPort: o.TestExtensionPort,
+		WorkloadClusters: workloadClusters, Progress: out,
+	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // Ctrl-C during the start: Start stopped what it started
+		}
 		return err
 	}
-
 	var extension *managerprocess.Process
-	if o.withExtension() {
-		if extension, err = startExtension(ctx, o, c); err != nil {
-			return err
+	defer func() {
+		mgmt.Stop()
+		if extension != nil {
+			stopLogged(out, "sample extension", stopProcess(extension))
 		}
-		defer stopLogged(out, "sample extension", stopProcess(extension))
-	}
-	// The controller's log is followed from before it starts, so that a
-	// flag error or a crash during start-up reaches the terminal, and read
-	// to its end after it stopped.
-	warnings := followFromEnd(filepath.Join(o.LocalDir, controllerLog), out)
-	followCtx, stopFollowing := context.WithCancel(context.WithoutCancel(ctx))
-	followed := make(chan struct{})
-	go func() { warnings.run(followCtx); close(followed) }()
-	defer func() { stopFollowing(); <-followed }()
-	controller, err := startController(ctx, o, kubeconfig)
+	}()
+	extensionStarted := time.Now()
+	extension, extensionCA, err := startExtension(ctx, o, dir)
 	if err != nil {
 		return err
 	}
-	defer stopLogged(out, "controller", stopProcess(controller))
+	fmt.Fprintf(out, "sample extension ready (%s)\n", time.Since(extensionStarted).Round(100*time.Millisecond))
 
-	if o.withExtension() {
-		for _, failure := range applyExamples(ctx, c, o.ExamplesDir, extensionURL(o)) {
-			fmt.Fprintf(out, "examples: %s\n", failure)
-		}
+	if err := writeCASecrets(ctx, mgmt, extensionCA); err != nil {
+		return err
 	}
-	printNextSteps(out, o, kubeconfig)
+	applied, failures := applyExamples(ctx, mgmt.Client, o.ExamplesDir, map[string]string{
+		"https://" + DefaultExtensionAddress:                          extensionURL(o),
+		fmt.Sprintf("https://127.0.0.1:%d", DefaultTestExtensionPort): mgmt.ExtensionURL,
+	})
+	for _, failure := range failures {
+		fmt.Fprintf(out, "examples: %s\n", failure)
+	}
+	printNextSteps(out, nextSteps{
+		took: time.Since(started), logs: filepath.Join(dir, "logs"), binDir: o.BinDir,
+		kubeconfig: mgmt.Cluster.KubeconfigPath(), metricsURL: mgmt.MetricsURL(capimanagement.CoreManagerName),
+		examplesDir: o.ExamplesDir, examples: applied,
+	})
+	return summarize(ctx, o, out, mgmt, extension)
+}
 
-	summary := &summarizer{client: c, metricsURL: "http://" + o.MetricsAddress + "/metrics"}
+// summarize prints the summary whenever it changes, until ctx ends or a
+// process exits.
+func summarize(ctx context.Context, o Options, out io.Writer, mgmt *capimanagement.Management, extension *managerprocess.Process) error {
+	summary := &summarizer{client: mgmt.Client, scrape: func(ctx context.Context) (managerprocess.Metrics, error) {
+		return mgmt.Scrape(ctx, capimanagement.CoreManagerName)
+	}}
 	ticker := time.NewTicker(o.SummaryInterval)
 	defer ticker.Stop()
 	last := ""
@@ -153,14 +166,14 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 			fmt.Fprintf(out, "%s %s\n", time.Now().Format("15:04:05"), line)
 			last = line
 		}
+		if err := mgmt.Exited(); err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
-			fmt.Fprintln(out, stopping(o))
+			fmt.Fprintln(out, "stopping: the management cluster (Cluster API's providers and test extension, the core manager, kube-apiserver, etcd), then the sample extension")
 			return nil
-		case <-controller.Done():
-			_, err := controller.Exited()
-			return fmt.Errorf("the controller exited (%v); see %s", err, controller.LogPath())
-		case <-exited(extension):
+		case <-extension.Done():
 			_, err := extension.Exited()
 			return fmt.Errorf("the sample extension exited (%v); see %s", err, extension.LogPath())
 		case <-ticker.C:
@@ -168,121 +181,23 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 	}
 }
 
-// stopping says what Ctrl-C stops, in order.
-func stopping(o Options) string {
-	switch {
-	case o.Kubeconfig != "":
-		return "stopping the controller"
-	case o.withExtension():
-		return "stopping: controller, then sample extension, then control plane"
-	default:
-		return "stopping: controller, then control plane"
-	}
-}
+// coreManagerBinary is the drop-in, as `make core-manager` builds it.
+const coreManagerBinary = "core-manager"
 
-// managedFlags are the controller flags the launcher sets itself: the
-// summary reads the metrics and start-up waits for the probes it names.
-var managedFlags = []string{"kubeconfig", "metrics-bind-address", "metrics-secure", "health-probe-bind-address", "local"}
+// managedFlags are the core manager flags the launcher sets itself: the
+// summary reads the metrics, start-up waits for the probes, and the
+// webhooks the control plane calls are where it serves them.
+var managedFlags = []string{"kubeconfig", "webhook-port", "webhook-cert-dir", "diagnostics-address", "insecure-diagnostics", "health-addr", "feature-gates"}
 
-// checkControllerArgs refuses controller flags that would take from the
-// launcher what it needs; each has a launcher flag of its own.
-func checkControllerArgs(args []string) error {
+// checkCoreManagerArgs refuses core manager flags that would take from the
+// launcher what it needs.
+func checkCoreManagerArgs(args []string) error {
 	for _, arg := range args {
 		name := strings.TrimLeft(arg, "-")
 		name, _, _ = strings.Cut(name, "=")
 		if strings.HasPrefix(arg, "-") && slices.Contains(managedFlags, name) {
-			return fmt.Errorf("controller flag %s is set by rsc-dev: use its --kubeconfig, --metrics-address or --health-address instead", arg)
+			return fmt.Errorf("core manager flag %s is set by rsc-dev (it runs %s)", arg, strings.Join(managedFlags, ", "))
 		}
 	}
 	return nil
 }
-
-// syncWriter serialises the summary's and the log follower's lines.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-// exited is p's Done channel, or one that never closes without p.
-func exited(p *managerprocess.Process) <-chan struct{} {
-	if p == nil {
-		return nil
-	}
-	return p.Done()
-}
-
-// controlPlane starts the local control plane, or reads --kubeconfig, and
-// returns its configuration, a kubeconfig path for the controller and what
-// stops it, saying so on out.
-func controlPlane(ctx context.Context, o Options, out io.Writer) (*rest.Config, string, func(), error) {
-	if o.Kubeconfig != "" {
-		config, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("kubeconfig %s: %w", o.Kubeconfig, err)
-		}
-		return config, o.Kubeconfig, func() {}, nil
-	}
-	cluster, err := localcluster.StartWithProjectCRDs(ctx, localcluster.Options{Dir: o.LocalDir, BinDir: o.BinDir, APIServerPort: o.APIServerPort})
-	if err != nil {
-		return nil, "", nil, err
-	}
-	stop := func() {
-		stopLogged(out, "kube-apiserver", cluster.StopAPIServer)
-		// kube-apiserver is gone by now: Stop ends etcd alone.
-		stopLogged(out, "etcd", cluster.Stop)
-	}
-	return cluster.Config(), cluster.KubeconfigPath(), stop, nil
-}
-
-// startController runs the controller binary against kubeconfig, its log
-// in LocalDir/controller.log, and waits until it is ready.
-func startController(ctx context.Context, o Options, kubeconfig string) (*managerprocess.Process, error) {
-	args := append([]string{
-		"--kubeconfig", kubeconfig,
-		"--metrics-bind-address", o.MetricsAddress, "--metrics-secure=false",
-		"--health-probe-bind-address", o.HealthAddress,
-	}, o.ControllerArgs...)
-	p, err := managerprocess.Start(ctx, managerprocess.Options{
-		Binary:     filepath.Join(o.BinDir, "runtime-sdk-controller"),
-		Args:       args,
-		LogPath:    filepath.Join(o.LocalDir, controllerLog),
-		MetricsURL: "http://" + o.MetricsAddress + "/metrics",
-		ReadyURL:   "http://" + o.HealthAddress + "/readyz",
-	})
-	if err != nil {
-		return nil, fmt.Errorf("controller: %w", err)
-	}
-	return p, nil
-}
-
-// printNextSteps prints commands that work as printed from the working
-// directory.
-func printNextSteps(out io.Writer, o Options, kubeconfig string) {
-	kubectl := cli.Relative(filepath.Join(o.BinDir, "kubectl"))
-	controller := cli.Relative(filepath.Join(o.BinDir, "runtime-sdk-controller"))
-	var b strings.Builder
-	fmt.Fprintf(&b, "Up. Logs are in %s. Next, in another terminal:\n", cli.Relative(o.LocalDir))
-	fmt.Fprintf(&b, "  export KUBECONFIG=%s\n", cli.Relative(kubeconfig))
-	fmt.Fprintf(&b, "  %s get clusterclasses -A\n", kubectl)
-	if o.withExtension() {
-		// The date makes every run of the command a change.
-		fmt.Fprintf(&b, "  %s patch extensionconfig hardening --type merge -p \"{\\\"spec\\\":{\\\"settings\\\":{\\\"revision\\\":\\\"$(date +%%s)\\\"}}}\"\n", kubectl)
-		b.WriteString("      (only team-a/hardened uses hardening: the summary below shows one more reconcile)\n")
-		fmt.Fprintf(&b, "  %s who-uses extensionconfig hardening\n", controller)
-	}
-	fmt.Fprintf(&b, "  curl -s http://%s/metrics | grep ^runtime_sdk_\n", o.MetricsAddress)
-	b.WriteString("Ctrl-C stops everything.\n")
-	_, _ = io.WriteString(out, b.String())
-}
-
-// controllerLog is the controller's log file in LocalDir.
-const controllerLog = "controller.log"
-
-// errPortInUse is a port a child process needs that something else holds.
-var errPortInUse = errors.New("in use")

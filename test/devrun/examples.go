@@ -5,58 +5,114 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/yamlobjects"
 )
 
+// classReadyTimeout bounds the wait for a Cluster's ClusterClass to have
+// its variables; the Cluster is created either way.
+const classReadyTimeout = 2 * time.Minute
+
 // applyExamples creates every object of the *.yaml files in dir, in file
-// name order, that does not exist yet: a restart keeps what the user
-// edited. An ExtensionConfig pointing at the default extension address is
-// pointed at url instead. It returns one line per failure, naming the file,
-// and goes on with the rest.
-func applyExamples(ctx context.Context, c client.Client, dir, url string) []string {
+// name order, on the fresh management cluster. An ExtensionConfig whose URL
+// is a key of urls is pointed at its value. A Cluster is created once its
+// ClusterClass has its variables: Cluster API's webhook then defaults and
+// checks the Cluster's variables against them. It returns the objects
+// created, by objectKey, and one line per failure, naming the file, and
+// goes on with the rest.
+func applyExamples(ctx context.Context, c client.Client, dir string, urls map[string]string) (map[string]bool, []string) {
+	applied := map[string]bool{}
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
-		return []string{err.Error()}
+		return applied, []string{err.Error()}
 	}
 	if len(files) == 0 {
-		return []string{fmt.Sprintf("no *.yaml in %s", dir)}
+		return applied, []string{fmt.Sprintf("no *.yaml in %s", dir)}
 	}
 	sort.Strings(files)
 	var failures []string
 	for _, file := range files {
+		if ctx.Err() != nil {
+			break // Ctrl-C: what is left is not worth reporting
+		}
 		objects, err := yamlobjects.ReadFile(file)
 		if err != nil {
 			failures = append(failures, fmt.Sprintf("%s: %v", file, err))
 		}
 		for _, u := range objects {
-			pointAtExtension(u, url)
-			if err := c.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
-				failures = append(failures, fmt.Sprintf("%s: %s %s: %v", file, u.GetKind(), objectName(u), err))
+			pointAtExtension(u, urls)
+			if u.GetKind() == "Cluster" {
+				if err := waitForClass(ctx, c, u); err != nil {
+					failures = append(failures, fmt.Sprintf("%s: Cluster %s: %v; creating it all the same", file, objectName(u), err))
+				}
 			}
+			if err := c.Create(ctx, u); err != nil {
+				failures = append(failures, fmt.Sprintf("%s: %s %s: %v", file, u.GetKind(), objectName(u), err))
+				continue
+			}
+			applied[objectKey(u.GetKind(), u.GetNamespace(), u.GetName())] = true
 		}
 	}
-	return failures
+	return applied, failures
 }
 
-// pointAtExtension rewrites an ExtensionConfig's URL from the default
-// extension address to url.
-func pointAtExtension(u *unstructured.Unstructured, url string) {
+// objectKey names an object in applyExamples' answer.
+func objectKey(kind, namespace, name string) string {
+	return kind + " " + namespace + "/" + name
+}
+
+// pointAtExtension rewrites an ExtensionConfig's URL that is a key of urls
+// to its value.
+func pointAtExtension(u *unstructured.Unstructured, urls map[string]string) {
 	if u.GetKind() != "ExtensionConfig" {
 		return
 	}
 	current, _, _ := unstructured.NestedString(u.Object, "spec", "clientConfig", "url")
-	if current == "https://"+DefaultExtensionAddress && url != current {
+	if url, ok := urls[current]; ok && url != current {
 		_ = unstructured.SetNestedField(u.Object, url, "spec", "clientConfig", "url")
 	}
 }
 
-// extensionURL is where the sample extension serves its hooks.
-func extensionURL(o Options) string { return "https://" + o.ExtensionAddress }
+// waitForClass waits until the ClusterClass a Cluster names has its
+// variables at its generation, for at most classReadyTimeout.
+func waitForClass(ctx context.Context, c client.Client, cluster *unstructured.Unstructured) error {
+	name, _, _ := unstructured.NestedString(cluster.Object, "spec", "topology", "classRef", "name")
+	namespace, _, _ := unstructured.NestedString(cluster.Object, "spec", "topology", "classRef", "namespace")
+	if namespace == "" {
+		namespace = cluster.GetNamespace()
+	}
+	if name == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, classReadyTimeout)
+	defer cancel()
+	why := "not found"
+	for {
+		cc := &clusterv1.ClusterClass{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cc); err == nil {
+			ready := meta.FindStatusCondition(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
+			switch {
+			case ready == nil:
+				why = "not reconciled yet"
+			case ready.Status == "True" && ready.ObservedGeneration == cc.Generation:
+				return nil
+			default:
+				why = fmt.Sprintf("VariablesReady %s (%s: %s)", ready.Status, ready.Reason, ready.Message)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("ClusterClass %s/%s has no variables after %s: %s", namespace, name, classReadyTimeout, why)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
 
 func objectName(u *unstructured.Unstructured) string {
 	if u.GetNamespace() == "" {

@@ -2,10 +2,7 @@ package devrun
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,27 +10,42 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
-// CASecret holds the sample extension's CA under ca.crt; the examples'
-// ExtensionConfigs name it in runtime.cluster.x-k8s.io/inject-ca-from-secret.
-var CASecret = client.ObjectKey{Namespace: "default", Name: "sample-extension-ca"}
+// The Secrets holding each extension's CA under ca.crt; the examples'
+// ExtensionConfigs name them in runtime.cluster.x-k8s.io/inject-ca-from-secret.
+var (
+	SampleExtensionCASecret = client.ObjectKey{Namespace: "default", Name: "sample-extension-ca"}
+	TestExtensionCASecret   = client.ObjectKey{Namespace: "default", Name: "capi-test-extension-ca"}
+)
 
-// certificateLifetime of the extension's certificate, generated once per
-// data directory so that restarts keep the CA the cluster already holds.
-const certificateLifetime = 5 * 365 * 24 * time.Hour
+// certificateLifetime of the sample extension's certificate, made afresh
+// with each management cluster.
+const certificateLifetime = 7 * 24 * time.Hour
 
-// startExtension starts the sample extension with a certificate kept in
-// LocalDir and writes its CA into CASecret.
-func startExtension(ctx context.Context, o Options, c client.Client) (*managerprocess.Process, error) {
-	dir := filepath.Join(o.LocalDir, "sample-extension")
-	caPEM, certFile, keyFile, err := servingCertificate(dir, o.ExtensionAddress)
+// startExtension starts the sample extension with a certificate written
+// under dir, its log in dir/logs, and returns it with its CA.
+func startExtension(ctx context.Context, o Options, dir string) (*managerprocess.Process, []byte, error) {
+	certDir := filepath.Join(dir, "certs", "sample-extension")
+	caPEM, certPEM, keyPEM, err := sampleextension.SelfSignedCertificate([]string{"localhost", "127.0.0.1"}, certificateLifetime)
 	if err != nil {
-		return nil, fmt.Errorf("sample extension certificate: %w", err)
+		return nil, nil, fmt.Errorf("sample extension certificate: %w", err)
+	}
+	for _, sub := range []string{certDir, filepath.Join(dir, "logs")} {
+		if err := os.MkdirAll(sub, 0o700); err != nil {
+			return nil, nil, err
+		}
+	}
+	certFile, keyFile := filepath.Join(certDir, "tls.crt"), filepath.Join(certDir, "tls.key")
+	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+		return nil, nil, err
 	}
 	args := []string{
 		"--address", o.ExtensionAddress, "--admin-address", o.ExtensionAdminAddress,
@@ -45,78 +57,35 @@ func startExtension(ctx context.Context, o Options, c client.Client) (*managerpr
 	p, err := managerprocess.Start(ctx, managerprocess.Options{
 		Binary:   filepath.Join(o.BinDir, "sample-extension"),
 		Args:     args,
-		LogPath:  filepath.Join(o.LocalDir, "sample-extension.log"),
+		LogPath:  filepath.Join(dir, "logs", "sample-extension.log"),
 		ReadyURL: "http://" + o.ExtensionAdminAddress + "/healthz",
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sample extension: %w", err)
+		return nil, nil, fmt.Errorf("sample extension: %w", err)
 	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: CASecret.Namespace, Name: CASecret.Name}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, c, secret, func() error {
-		secret.Data = map[string][]byte{"ca.crt": caPEM}
-		return nil
-	}); err != nil {
-		p.Stop()
-		return nil, fmt.Errorf("write the sample extension's CA into Secret %s: %w", CASecret, err)
-	}
-	return p, nil
+	return p, caPEM, nil
 }
 
-// servingCertificate returns the CA and the certificate files in dir,
-// generating them for address's host when absent.
-func servingCertificate(dir, address string) (caPEM []byte, certFile, keyFile string, err error) {
-	caFile := filepath.Join(dir, "ca.crt")
-	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return nil, "", "", fmt.Errorf("--extension-address %q: %w", address, err)
-	}
-	if caPEM, err = os.ReadFile(caFile); err == nil && fileExists(keyFile) && stillServes(certFile, host) {
-		return caPEM, certFile, keyFile, nil
-	}
-	hosts := []string{"localhost", "127.0.0.1"}
-	if host != "" && host != "localhost" && host != "127.0.0.1" {
-		hosts = append(hosts, host)
-	}
-	caPEM, certPEM, keyPEM, err := sampleextension.SelfSignedCertificate(hosts, certificateLifetime)
-	if err != nil {
-		return nil, "", "", err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, "", "", err
-	}
-	for _, f := range []struct {
-		path string
-		data []byte
-		mode os.FileMode
-	}{{certFile, certPEM, 0o644}, {keyFile, keyPEM, 0o600}, {caFile, caPEM, 0o644}} {
-		if err := os.WriteFile(f.path, f.data, f.mode); err != nil {
-			return nil, "", "", err
+// writeCASecrets writes the sample extension's CA and the test extension's
+// into the Secrets the examples' ExtensionConfigs inject them from.
+func writeCASecrets(ctx context.Context, mgmt *capimanagement.Management, sampleCA []byte) error {
+	for _, s := range []struct {
+		key client.ObjectKey
+		ca  []byte
+	}{{SampleExtensionCASecret, sampleCA}, {TestExtensionCASecret, mgmt.ExtensionCA}} {
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: s.key.Namespace, Name: s.key.Name},
+			Data:       map[string][]byte{"ca.crt": s.ca},
+		}
+		if err := mgmt.Client.Create(ctx, secret); err != nil {
+			return fmt.Errorf("write a CA into Secret %s: %w", s.key, err)
 		}
 	}
-	return caPEM, certFile, keyFile, nil
+	return nil
 }
 
-// stillServes reports whether the certificate in file is valid for another
-// day and names host; otherwise a new one is generated.
-func stillServes(file, host string) bool {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return false
-	}
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return false
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		return false
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return time.Now().Add(24*time.Hour).Before(cert.NotAfter) && cert.VerifyHostname(host) == nil
-}
+// extensionURL is where the sample extension serves its hooks.
+func extensionURL(o Options) string { return "https://" + o.ExtensionAddress }
 
 func fileExists(path string) bool {
 	_, err := os.Stat(path)

@@ -3,23 +3,27 @@ package devrun
 import (
 	"fmt"
 	"net"
+	"strconv"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
-// checkPorts fails, naming the flag that moves it, when an address a child
-// process will listen on is taken: the child would otherwise fail with an
-// error buried in its log.
+// checkPorts fails, naming the port, before anything starts, when a port a
+// process will listen on is taken: the process would otherwise fail with
+// an error buried in its log, or, for the in-memory provider, only once a
+// Cluster is created. A port a flag moves is named with the flag.
 func checkPorts(o Options) error {
-	type address struct{ flag, value string }
-	addresses := []address{{"--metrics-address", o.MetricsAddress}, {"--health-address", o.HealthAddress}}
-	if o.withExtension() {
-		addresses = append(addresses, address{"--extension-address", o.ExtensionAddress}, address{"--extension-admin-address", o.ExtensionAdminAddress})
-	}
-	for _, a := range addresses {
-		l, err := net.Listen("tcp", a.value)
+	for _, a := range []struct{ flag, value, listen string }{
+		{"--extension-address", o.ExtensionAddress, o.ExtensionAddress},
+		{"--extension-admin-address", o.ExtensionAdminAddress, o.ExtensionAdminAddress},
+		// Cluster API's servers listen on every interface.
+		{"--test-extension-port", strconv.Itoa(o.TestExtensionPort), ":" + strconv.Itoa(o.TestExtensionPort)},
+	} {
+		l, err := net.Listen("tcp", a.listen)
 		if err != nil {
-			return fmt.Errorf("%s %s is %w (%v): stop what holds it, or choose another port with %s 127.0.0.1:PORT", a.flag, a.value, errPortInUse, err, a.flag)
+			return fmt.Errorf("%s %s is in use (%v): stop what holds it, or choose another port with %s", a.flag, a.value, err, a.flag)
 		}
 		_ = l.Close()
 	}
-	return nil
+	return capimanagement.CheckPorts(workloadClusters)
 }

@@ -8,9 +8,7 @@ import (
 )
 
 // stopLogged stops one child process and says so before and once it is
-// gone. Each child is stopped only after the one before it has gone, so
-// these lines show the stop order as it happened, for the person at the
-// terminal and for rsc-dev's test.
+// gone, as the management cluster says it of each of its processes.
 func stopLogged(out io.Writer, name string, stop func() error) {
 	fmt.Fprintf(out, "stopping %s\n", name)
 	if err := stop(); err != nil {

@@ -3,6 +3,7 @@ package devrun
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -11,7 +12,6 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
@@ -19,14 +19,29 @@ import (
 // summary names.
 const notReadyShown = 3
 
-// summarizer reads the cluster and the controller's metrics into one line.
+// The core manager's metrics the summary reads: controller-runtime's
+// reconcile count, Cluster API's request count (the drop-in exports it
+// with Cluster API's names and labels) and the drop-in's response cache
+// lookups.
+const (
+	reconcilesMetric   = "controller_runtime_reconcile_total"
+	requestsMetric     = "capi_runtime_sdk_requests_total"
+	cacheLookupsMetric = "runtime_sdk_response_cache_lookups_total"
+)
+
+// summarizer reads the cluster and the core manager's metrics into one
+// line.
 type summarizer struct {
-	client     client.Client
-	metricsURL string
+	client client.Client
+	scrape func(context.Context) (managerprocess.Metrics, error)
 }
 
 // line is the summary now: it changes only when something happened.
 func (s *summarizer) line(ctx context.Context) (string, error) {
+	clusters := &clusterv1.ClusterList{}
+	if err := s.client.List(ctx, clusters); err != nil {
+		return "", err
+	}
 	classes := &clusterv1.ClusterClassList{}
 	if err := s.client.List(ctx, classes); err != nil {
 		return "", err
@@ -35,14 +50,54 @@ func (s *summarizer) line(ctx context.Context) (string, error) {
 	if err := s.client.List(ctx, configs); err != nil {
 		return "", err
 	}
-	scraped, err := managerprocess.Scrape(ctx, s.metricsURL)
+	m, err := s.scrape(ctx)
 	if err != nil {
 		return "", err
 	}
+	handlers := 0
+	for i := range configs.Items {
+		handlers += len(configs.Items[i].Status.Handlers)
+	}
+	return strings.Join([]string{
+		"Clusters: " + clusterStates(clusters.Items),
+		classesLine(classes.Items, m.Sum(reconcilesMetric, map[string]string{"controller": "clusterclass"})),
+		fmt.Sprintf("ExtensionConfigs: %d, %d handlers", len(configs.Items), handlers),
+		"extension requests: " + requestsByHook(m),
+		cacheLine(m),
+	}, " · "), nil
+}
+
+// clusterStates names each Cluster with its phase and whether it is
+// Available, such as "team-a/dev-1 Provisioned, Available".
+func clusterStates(clusters []clusterv1.Cluster) string {
+	if len(clusters) == 0 {
+		return "none"
+	}
+	states := make([]string, 0, len(clusters))
+	for i := range clusters {
+		c := &clusters[i]
+		phase := c.Status.Phase
+		if phase == "" {
+			phase = "Pending"
+		}
+		available := "not Available"
+		if meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1.AvailableCondition) {
+			available = "Available"
+		}
+		states = append(states, fmt.Sprintf("%s/%s %s, %s", c.Namespace, c.Name, phase, available))
+	}
+	sort.Strings(states)
+	return strings.Join(states, "; ")
+}
+
+// classesLine counts the ClusterClasses with ready variables, names up to
+// notReadyShown of the others with why, and says how many reconciles the
+// ClusterClass controller has run.
+func classesLine(classes []clusterv1.ClusterClass, reconciles float64) string {
 	ready := 0
 	var notReady []string
-	for i := range classes.Items {
-		cc := &classes.Items[i]
+	for i := range classes {
+		cc := &classes[i]
 		c := meta.FindStatusCondition(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
 		switch {
 		case c != nil && c.Status == metav1.ConditionTrue:
@@ -53,21 +108,50 @@ func (s *summarizer) line(ctx context.Context) (string, error) {
 			notReady = append(notReady, fmt.Sprintf("%s/%s (%s)", cc.Namespace, cc.Name, c.Reason))
 		}
 	}
-	handlers := 0
-	for i := range configs.Items {
-		handlers += len(configs.Items[i].Status.Handlers)
-	}
-	calls := scraped.Sum("runtime_sdk_extension_calls_total", map[string]string{"outcome": metrics.CallSuccess}) +
-		scraped.Sum("runtime_sdk_extension_calls_total", map[string]string{"outcome": metrics.CallError})
-	var b strings.Builder
-	fmt.Fprintf(&b, "ClusterClasses: %d of %d with variables ready · ExtensionConfigs: %d, %d handlers registered · ClusterClass reconciles: %.0f · extension calls: %.0f",
-		ready, len(classes.Items), len(configs.Items), handlers,
-		scraped.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"}), calls)
+	sort.Strings(notReady)
+	line := fmt.Sprintf("ClusterClasses: %d of %d with variables ready, %.0f reconciles", ready, len(classes), reconciles)
 	if len(notReady) > notReadyShown {
 		notReady = append(notReady[:notReadyShown], fmt.Sprintf("and %d more", len(notReady)-notReadyShown))
 	}
 	if len(notReady) > 0 {
-		fmt.Fprintf(&b, " · not ready: %s", strings.Join(notReady, ", "))
+		line += " (not ready: " + strings.Join(notReady, ", ") + ")"
 	}
-	return b.String(), nil
+	return line
+}
+
+// requestsByHook is Cluster API's request count by hook, in hook order,
+// such as "DiscoverVariables 3, GeneratePatches 40".
+func requestsByHook(m managerprocess.Metrics) string {
+	byHook := map[string]float64{}
+	for _, series := range m[requestsMetric].GetMetric() {
+		for _, l := range series.GetLabel() {
+			if l.GetName() == "hook" {
+				byHook[l.GetValue()] += series.GetCounter().GetValue()
+			}
+		}
+	}
+	if len(byHook) == 0 {
+		return "none"
+	}
+	hooks := make([]string, 0, len(byHook))
+	for hook := range byHook {
+		hooks = append(hooks, hook)
+	}
+	sort.Strings(hooks)
+	parts := make([]string, 0, len(hooks))
+	for _, hook := range hooks {
+		parts = append(parts, fmt.Sprintf("%s %.0f", hook, byHook[hook]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cacheLine is the response cache's hits, with its misses once a config
+// opted in.
+func cacheLine(m managerprocess.Metrics) string {
+	hits := m.Sum(cacheLookupsMetric, map[string]string{"result": "hit"})
+	misses := m.Sum(cacheLookupsMetric, map[string]string{"result": "miss"})
+	if hits+misses == 0 {
+		return "response cache hits: 0"
+	}
+	return fmt.Sprintf("response cache hits: %.0f, misses: %.0f", hits, misses)
 }
