@@ -3,6 +3,7 @@ package observe_test
 import (
 	"context"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"os"
 	"testing"
 	"time"
@@ -35,8 +36,10 @@ func counter(name string, labels ...string) float64 {
 func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	name := "observed-" + rand.String(5)
-	// What Cluster API's controller would have recorded.
-	ext := env.RecordedExtensionConfig(t, name, nil, "vars")
+	// What Cluster API's controller would have recorded, with the empty
+	// namespaceSelector its defaulting webhook writes: its mapping reads a
+	// nil one as admitting no namespace.
+	ext := env.RecordedExtensionConfig(t, name, &metav1.LabelSelector{}, "vars")
 	ns := env.Namespace(t, nil)
 	for i, handler := range []string{"vars." + name, "vars." + name, "vars." + name, "vars.other"} {
 		cc := apiservertest.ClusterClass(ns, fmt.Sprintf("cc-%d", i),
