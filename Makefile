@@ -257,7 +257,7 @@ test: lint tools capi-baseline capi-providers core-manager verify-generate ## Ru
 FUZZTIME ?= 60s
 # Fuzz targets as package:target; `make fuzz` runs each for FUZZTIME.
 FUZZ_TARGETS := ./internal/runtime/client:FuzzDiscoveryResponse ./internal/runtime/client:FuzzDiscoverVariablesResponse \
-	./pkg/extensionindex:FuzzReferences ./pkg/extensionindex:FuzzHandlerName
+	./pkg/extensionindex:FuzzReferences ./pkg/registration:FuzzHandlerName
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME (default 60s each); not part of `make test`.

@@ -22,7 +22,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
@@ -58,7 +58,7 @@ func TestBinary_NewLeaderReconcilesAgainstTheApiserversRegistrations(t *testing.
 		}})
 		objects = append(objects, minimalclass.ClusterClass(ns, "uses-"+name, clusterv1.ClusterClassPatch{
 			Name: "p", External: &clusterv1.ExternalPatchDefinition{
-				DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, name),
+				DiscoverVariablesExtension: registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, name),
 			},
 		}))
 	}

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Map is Cluster API v1.14's mapping from one ExtensionConfig
@@ -21,9 +21,9 @@ import (
 // discoverVariablesExtension names the config. Cluster API runs it for
 // every event, on the old and the new object of an update. A nil
 // namespaceSelector admits no namespace, as Cluster API's mapping reads
-// it (extensionindex.NilAdmitsNone).
+// it (registration.NilAdmitsNone).
 func Map(ctx context.Context, reader client.Reader, ext *runtimev1.ExtensionConfig) ([]reconcile.Request, error) {
-	selector, err := extensionindex.NilAdmitsNone.Selector(ext.Spec.NamespaceSelector)
+	selector, err := registration.NilAdmitsNone.Selector(ext.Spec.NamespaceSelector)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func Map(ctx context.Context, reader client.Reader, ext *runtimev1.ExtensionConf
 			if patch.External == nil || patch.External.DiscoverVariablesExtension == "" {
 				continue
 			}
-			if config, ok := extensionindex.ExtensionConfigOf(patch.External.DiscoverVariablesExtension); ok && config == ext.Name {
+			if config, ok := registration.ExtensionConfigOf(patch.External.DiscoverVariablesExtension); ok && config == ext.Name {
 				requests = append(requests, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}})
 				break
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Controllers are the settings of the ExtensionConfig and ClusterClass
@@ -66,7 +67,7 @@ type Controllers struct {
 	// read a nil namespaceSelector. The zero value, NilAdmitsAll, is the
 	// standalone controller's; a manager whose runtime client reads it as
 	// Cluster API's does sets NilAdmitsNone.
-	NilSelector extensionindex.NilSelector
+	NilSelector registration.NilSelector
 	// ResponseCache, when set, takes each ExtensionConfig's response cache
 	// max age from its annotation (extensionconfig.Reconciler.ResponseCache).
 	ResponseCache extensionconfig.ResponseCachePolicy

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Reference is one field of a ClusterClass that names the handler.
@@ -41,7 +42,7 @@ type Use struct {
 // handler is empty) or one full handler name of it.
 func Find(ctx context.Context, reader client.Reader, extensionConfig, handler string) ([]Use, error) {
 	if handler != "" {
-		config, ok := extensionindex.ExtensionConfigOf(handler)
+		config, ok := registration.ExtensionConfigOf(handler)
 		if !ok {
 			return nil, fmt.Errorf("handler %q is not of the form <handler>.<extensionconfig>", handler)
 		}
@@ -56,7 +57,7 @@ func Find(ctx context.Context, reader client.Reader, extensionConfig, handler st
 	}
 	discovered := map[string]bool{}
 	if ext != nil {
-		recorded, _ := extensionindex.RecordedHandlers(ext)
+		recorded, _ := registration.RecordedHandlers(ext)
 		for _, h := range recorded {
 			discovered[h.FullName] = true
 		}
@@ -100,7 +101,7 @@ func Find(ctx context.Context, reader client.Reader, extensionConfig, handler st
 				namespaceLabels[cc.Namespace] = labels
 			}
 			// As the standalone controller, whose command this is, reads it.
-			admitted, err := extensionindex.NilAdmitsAll.Admits(ext.Spec.NamespaceSelector, labels)
+			admitted, err := registration.NilAdmitsAll.Admits(ext.Spec.NamespaceSelector, labels)
 			if err != nil {
 				return nil, fmt.Errorf("ExtensionConfig %s: %w", extensionConfig, err)
 			}

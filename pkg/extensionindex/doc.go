@@ -6,10 +6,11 @@
 // manager (Cluster API's own included) can register the indexes with
 // IndexClusterClasses and turn events into reconcile requests with a
 // Mapper: RequestsForExtensionConfig for an ExtensionConfig's old and new
-// object, RequestsForChanges for the handler changes Diff computes between
-// two HandlerStates lists, and RequestsForNamespace for a Namespace's label
-// change. A Mapper reads a nil namespaceSelector as its NilSelector says:
-// give it the reading its manager's reconciles and runtime client use.
+// object, RequestsForChanges for the handler changes registration.Diff
+// computes between two registration.HandlerStates lists, and
+// RequestsForNamespace for a Namespace's label change. A Mapper reads a nil
+// namespaceSelector as its registration.NilSelector says: give it the
+// reading its manager's reconciles and runtime client use.
 // NamespaceMetadata is the Namespace, metadata only, that the Mapper, the
 // controllers and the runtime client read and watch Namespaces as.
 //

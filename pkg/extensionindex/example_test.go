@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // fakeIndexer lets the examples register the indexes on a fake client the
@@ -53,8 +54,8 @@ func usingHandler(namespace, name, handler string) *clusterv1.ClusterClass {
 // an ExtensionConfig, or one handler, without scanning them all.
 func ExampleIndexClusterClasses() {
 	reader := exampleReader(
-		usingHandler("team-a", "small", extensionindex.FullHandlerName("discover-variables", "ext")),
-		usingHandler("team-b", "large", extensionindex.FullHandlerName("discover-variables", "other")),
+		usingHandler("team-a", "small", registration.FullHandlerName("discover-variables", "ext")),
+		usingHandler("team-b", "large", registration.FullHandlerName("discover-variables", "other")),
 	)
 	list := &clusterv1.ClusterClassList{}
 	if err := reader.List(context.Background(), list, client.MatchingFields{extensionindex.ByExtensionConfig: "ext"}); err != nil {
@@ -70,7 +71,7 @@ func ExampleIndexClusterClasses() {
 // its settings change, which reaches only the ClusterClasses that use its
 // handler from a namespace its selector admits.
 func ExampleMapper_RequestsForExtensionConfig() {
-	handler := extensionindex.FullHandlerName("discover-variables", "ext")
+	handler := registration.FullHandlerName("discover-variables", "ext")
 	reader := exampleReader(
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b", Labels: map[string]string{"team": "b"}}},
@@ -114,7 +115,7 @@ func ExampleMapper_RequestsForExtensionConfig() {
 // reading. A selector that is set reads the same under both.
 func ExampleNilSelector_Admits() {
 	team := map[string]string{"team": "a"}
-	for _, reading := range []extensionindex.NilSelector{extensionindex.NilAdmitsAll, extensionindex.NilAdmitsNone} {
+	for _, reading := range []registration.NilSelector{registration.NilAdmitsAll, registration.NilAdmitsNone} {
 		unset, _ := reading.Admits(nil, team)
 		empty, _ := reading.Admits(&metav1.LabelSelector{}, team)
 		fmt.Println(reading, unset, empty)

@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // The seeds of the fuzz targets are files under testdata/fuzz/<target>/, so
@@ -39,75 +40,13 @@ func FuzzReferences(f *testing.F) {
 			}
 		}
 		for _, m := range malformed {
-			if _, ok := ExtensionConfigOf(m.Value); ok {
+			if _, ok := registration.ExtensionConfigOf(m.Value); ok {
 				t.Fatalf("%q reported malformed but parses", m.Value)
 			}
 		}
 		// The index keys are exactly the parsed references.
 		if len(HandlerNames(cc)) > len(refs) {
 			t.Fatalf("more index keys than references")
-		}
-	})
-}
-
-// FuzzHandlerName checks the parsing of full handler names against the
-// joining that makes them. Joined from a discovered name (never empty, never
-// dotted: Discovery refuses both) and an ExtensionConfig name, a full name
-// parses back into that config, and status.handlers holding it, or the bare
-// name, reads back as that handler. Any string at all parses without a
-// panic; when it parses, the handler part is non-empty and dot-free and the
-// two parts join back into the string; and a recorded name is read either
-// as a handler of its own config or skipped.
-func FuzzHandlerName(f *testing.F) {
-	f.Fuzz(func(t *testing.T, handler, config string) {
-		joined := FullHandlerName(handler, config)
-		got, ok := ExtensionConfigOf(joined)
-		valid := handler != "" && !strings.Contains(handler, ".") && config != ""
-		switch {
-		case valid:
-			if !ok || got != config {
-				t.Fatalf("%q joined from handler %q and config %q parses to (%q, %t)", joined, handler, config, got, ok)
-			}
-		case ok && got == config:
-			// Why Discovery refuses dotted and empty names: the config
-			// part would no longer be the config's name.
-			t.Fatalf("%q joined from the invalid handler %q parses back to config %q", joined, handler, config)
-		}
-
-		for _, name := range []string{handler, config, joined} {
-			got, ok := ExtensionConfigOf(name)
-			if !ok {
-				h, c, dotted := strings.Cut(name, ".")
-				if dotted && h != "" && c != "" {
-					t.Fatalf("%q is <handler>.<config> but does not parse", name)
-				}
-			} else if h, found := strings.CutSuffix(name, "."+got); !found || h == "" || strings.Contains(h, ".") || got == "" {
-				t.Fatalf("%q parses to config %q, leaving handler %q", name, got, h)
-			}
-
-			ext := &runtimev1.ExtensionConfig{}
-			ext.Name = config
-			ext.Status.Handlers = []runtimev1.ExtensionHandler{{Name: name}}
-			recorded, skipped := RecordedHandlers(ext)
-			if len(recorded)+len(skipped) != 1 {
-				t.Fatalf("%q in %q: %d read, %d skipped", name, config, len(recorded), len(skipped))
-			}
-			if len(recorded) == 1 {
-				r := recorded[0]
-				if r.HandlerName == "" || strings.Contains(r.HandlerName, ".") || r.FullName != FullHandlerName(r.HandlerName, config) {
-					t.Fatalf("%q in %q read as handler %q, full name %q", name, config, r.HandlerName, r.FullName)
-				}
-			}
-		}
-		if valid {
-			for _, name := range []string{handler, joined} {
-				ext := &runtimev1.ExtensionConfig{}
-				ext.Name = config
-				ext.Status.Handlers = []runtimev1.ExtensionHandler{{Name: name}}
-				if recorded, skipped := RecordedHandlers(ext); len(recorded) != 1 || recorded[0].FullName != joined {
-					t.Fatalf("%q in %q read as %+v, skipped %v; want %q", name, config, recorded, skipped, joined)
-				}
-			}
 		}
 	})
 }

@@ -10,6 +10,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Mapper turns registration and Namespace changes into the ClusterClass
@@ -27,7 +29,7 @@ type Mapper struct {
 	// NilSelector is how the manager reads a nil namespaceSelector: the
 	// reading its reconciles and runtime client use, so that the mapping
 	// enqueues exactly the ClusterClasses whose admission they see flip.
-	NilSelector NilSelector
+	NilSelector registration.NilSelector
 }
 
 // AppliedAdmission reports whether ClusterClass cc was admitted by config
@@ -62,7 +64,7 @@ func (m Mapper) flipped(cc types.NamespacedName, config string, before, after bo
 //
 // A ClusterClass whose Namespace cannot be read (not in the cache yet, or
 // gone) is included: its reconcile decides, and the others are still mapped.
-func (m Mapper) RequestsForChanges(ctx context.Context, changes []Change) ([]reconcile.Request, error) {
+func (m Mapper) RequestsForChanges(ctx context.Context, changes []registration.Change) ([]reconcile.Request, error) {
 	out := requestSet{}
 	namespaces := namespaceLabels{reader: m.Reader}
 	for _, change := range changes {
@@ -81,8 +83,8 @@ func (m Mapper) RequestsForChanges(ctx context.Context, changes []Change) ([]rec
 
 // affects decides whether change can affect cc, as RequestsForChanges
 // says.
-func (m Mapper) affects(ctx context.Context, change Change, cc *clusterv1.ClusterClass, namespaces *namespaceLabels) bool {
-	if change.Kind != Changed && change.Kind != SelectorChanged {
+func (m Mapper) affects(ctx context.Context, change registration.Change, cc *clusterv1.ClusterClass, namespaces *namespaceLabels) bool {
+	if change.Kind != registration.Changed && change.Kind != registration.SelectorChanged {
 		return true
 	}
 	var labels map[string]string
@@ -96,7 +98,7 @@ func (m Mapper) affects(ctx context.Context, change Change, cc *clusterv1.Cluste
 	}
 	before, _ := m.NilSelector.Admits(change.Old.NamespaceSelector, labels)
 	after, _ := m.NilSelector.Admits(change.New.NamespaceSelector, labels)
-	if change.Kind == Changed {
+	if change.Kind == registration.Changed {
 		return before || after
 	}
 	return m.flipped(types.NamespacedName{Namespace: cc.Namespace, Name: cc.Name}, change.New.ExtensionConfig, before, after)
@@ -117,7 +119,7 @@ func hasTerms(selector *metav1.LabelSelector) bool {
 // should diff registry states instead (see RequestsForChanges), so that a
 // reconcile never runs ahead of the registration it depends on.
 func (m Mapper) RequestsForExtensionConfig(ctx context.Context, old, new *runtimev1.ExtensionConfig) ([]reconcile.Request, error) {
-	return m.RequestsForChanges(ctx, Diff(HandlerStates(old), HandlerStates(new)))
+	return m.RequestsForChanges(ctx, registration.Diff(registration.HandlerStates(old), registration.HandlerStates(new)))
 }
 
 // SelectorLookup returns the namespaceSelector of a registered

@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 const hooks = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
@@ -49,7 +51,7 @@ func TestDiff_OnlyObservableChanges(t *testing.T) {
 	tests := []struct {
 		name   string
 		mutate func(*runtimev1.ExtensionConfig)
-		want   map[string]ChangeKind
+		want   map[string]registration.ChangeKind
 	}{
 		{"resync: same object", func(*runtimev1.ExtensionConfig) {}, nil},
 		{"status write with equal handlers", func(e *runtimev1.ExtensionConfig) {
@@ -62,39 +64,39 @@ func TestDiff_OnlyObservableChanges(t *testing.T) {
 		}, nil},
 		// Whether nil and {} admit alike is the mapping's reading to decide.
 		{"nil selector to empty", func(e *runtimev1.ExtensionConfig) { e.Spec.NamespaceSelector = &metav1.LabelSelector{} },
-			map[string]ChangeKind{"gen.ext": SelectorChanged, "vars.ext": SelectorChanged}},
-		{"one handler's timeout", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers[0].TimeoutSeconds = 20 }, map[string]ChangeKind{"gen.ext": Changed}},
+			map[string]registration.ChangeKind{"gen.ext": registration.SelectorChanged, "vars.ext": registration.SelectorChanged}},
+		{"one handler's timeout", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers[0].TimeoutSeconds = 20 }, map[string]registration.ChangeKind{"gen.ext": registration.Changed}},
 		{"handler added", func(e *runtimev1.ExtensionConfig) {
 			e.Status.Handlers = append(e.Status.Handlers, handler("val", "ValidateTopology", 10))
-		}, map[string]ChangeKind{"val.ext": Added}},
-		{"handler removed", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers = e.Status.Handlers[1:] }, map[string]ChangeKind{"gen.ext": Removed}},
+		}, map[string]registration.ChangeKind{"val.ext": registration.Added}},
+		{"handler removed", func(e *runtimev1.ExtensionConfig) { e.Status.Handlers = e.Status.Handlers[1:] }, map[string]registration.ChangeKind{"gen.ext": registration.Removed}},
 		{"settings change every handler", func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"k": "v"} },
-			map[string]ChangeKind{"gen.ext": Changed, "vars.ext": Changed}},
+			map[string]registration.ChangeKind{"gen.ext": registration.Changed, "vars.ext": registration.Changed}},
 		{"selector only", func(e *runtimev1.ExtensionConfig) { e.Spec.NamespaceSelector = selector("a") },
-			map[string]ChangeKind{"gen.ext": SelectorChanged, "vars.ext": SelectorChanged}},
+			map[string]registration.ChangeKind{"gen.ext": registration.SelectorChanged, "vars.ext": registration.SelectorChanged}},
 		{"ca bundle", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = []byte("x") },
-			map[string]ChangeKind{"gen.ext": Changed, "vars.ext": Changed}},
+			map[string]registration.ChangeKind{"gen.ext": registration.Changed, "vars.ext": registration.Changed}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			changed := base.DeepCopy()
 			tt.mutate(changed)
-			var got map[string]ChangeKind
-			for _, c := range Diff(HandlerStates(base), HandlerStates(changed)) {
+			var got map[string]registration.ChangeKind
+			for _, c := range registration.Diff(registration.HandlerStates(base), registration.HandlerStates(changed)) {
 				if got == nil {
-					got = map[string]ChangeKind{}
+					got = map[string]registration.ChangeKind{}
 				}
 				got[c.Handler] = c.Kind
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("Diff = %v, want %v", got, tt.want)
+				t.Errorf("registration.Diff = %v, want %v", got, tt.want)
 			}
 		})
 	}
-	if got := Diff(nil, HandlerStates(base)); len(got) != 2 || got[0].Kind != Added {
+	if got := registration.Diff(nil, registration.HandlerStates(base)); len(got) != 2 || got[0].Kind != registration.Added {
 		t.Errorf("create: %+v", got)
 	}
-	if got := Diff(HandlerStates(base), nil); len(got) != 2 || got[0].Kind != Removed {
+	if got := registration.Diff(registration.HandlerStates(base), nil); len(got) != 2 || got[0].Kind != registration.Removed {
 		t.Errorf("delete: %+v", got)
 	}
 }
@@ -248,7 +250,7 @@ func TestMapper_InterleavedLabelAndSelectorChangesLoseNoFlip(t *testing.T) {
 		return cc.String() == "ns/cc" && config == "ext", cc.String() == "ns/cc" && config == "ext"
 	}
 	vars := handler("vars", "DiscoverVariables", 10)
-	selectorChange := Diff(HandlerStates(extensionConfig(selector("a"), vars)), HandlerStates(extensionConfig(selector("c"), vars)))
+	selectorChange := registration.Diff(registration.HandlerStates(extensionConfig(selector("a"), vars)), registration.HandlerStates(extensionConfig(selector("c"), vars)))
 	lookup := func(string) (*metav1.LabelSelector, bool) { return selector("c"), true }
 	ctx := context.Background()
 
@@ -327,7 +329,7 @@ func TestMapper_SelectorChangesFlipAdmissionAsTheReadingSays(t *testing.T) {
 			want: [2][]string{{"team-b/vars", "team-d/vars"}, {"team-b/vars", "team-d/vars"}}},
 	}
 	for _, tt := range tests {
-		for i, reading := range []NilSelector{NilAdmitsAll, NilAdmitsNone} {
+		for i, reading := range []registration.NilSelector{registration.NilAdmitsAll, registration.NilAdmitsNone} {
 			t.Run(tt.name+" under "+reading.String(), func(t *testing.T) {
 				m := Mapper{Reader: reader, NilSelector: reading}
 				requests, err := m.RequestsForExtensionConfig(context.Background(), config(tt.old), config(tt.new))
@@ -350,7 +352,7 @@ func TestMapper_SettingsChangeUnderANilSelectorFollowsTheReading(t *testing.T) {
 	old := extensionConfig(nil, vars)
 	changed := old.DeepCopy()
 	changed.Spec.Settings = map[string]string{"k": "v"}
-	for reading, want := range map[NilSelector][]string{NilAdmitsAll: {"team-a/vars"}, NilAdmitsNone: {}} {
+	for reading, want := range map[registration.NilSelector][]string{registration.NilAdmitsAll: {"team-a/vars"}, registration.NilAdmitsNone: {}} {
 		requests, err := Mapper{Reader: reader, NilSelector: reading}.RequestsForExtensionConfig(context.Background(), old, changed)
 		if err != nil {
 			t.Fatal(err)
@@ -374,7 +376,7 @@ func TestMapper_NamespaceLabelChangeNeverFlipsANilSelector(t *testing.T) {
 		s, ok := selectors[config]
 		return s, ok
 	}
-	for _, reading := range []NilSelector{NilAdmitsAll, NilAdmitsNone} {
+	for _, reading := range []registration.NilSelector{registration.NilAdmitsAll, registration.NilAdmitsNone} {
 		m := Mapper{Reader: reader, NilSelector: reading}
 		requests, err := m.RequestsForNamespace(context.Background(), "ns", map[string]string{"team": "a"}, map[string]string{"team": "b"}, lookup)
 		if err != nil {
@@ -388,13 +390,13 @@ func TestMapper_NamespaceLabelChangeNeverFlipsANilSelector(t *testing.T) {
 
 func TestStateOf_OwnsItsSelector(t *testing.T) {
 	ext := extensionConfig(selector("a"), handler("vars", "DiscoverVariables", 10))
-	recorded, _ := RecordedHandlers(ext)
-	state := StateOf(ext, recorded[0])
+	recorded, _ := registration.RecordedHandlers(ext)
+	state := registration.StateOf(ext, recorded[0])
 	ext.Spec.NamespaceSelector.MatchLabels["team"] = "b"
 	if got := state.NamespaceSelector.MatchLabels["team"]; got != "a" {
 		t.Errorf("state's selector followed a change of the ExtensionConfig's: team=%q, want a", got)
 	}
-	if state.Name != "vars.ext" || state.ExtensionConfig != "ext" || state.Fingerprint != Fingerprint(ext.Spec.ClientConfig, nil, recorded[0]) {
+	if state.Name != "vars.ext" || state.ExtensionConfig != "ext" || state.Fingerprint != registration.Fingerprint(ext.Spec.ClientConfig, nil, recorded[0]) {
 		t.Errorf("state %+v", state)
 	}
 }

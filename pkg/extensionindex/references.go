@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Field names a ClusterClass patch can reference a handler from.
@@ -57,7 +59,7 @@ func References(cc *clusterv1.ClusterClass) ([]Reference, []MalformedReference) 
 			if f.value == "" {
 				continue
 			}
-			config, ok := ExtensionConfigOf(f.value)
+			config, ok := registration.ExtensionConfigOf(f.value)
 			if !ok {
 				malformed = append(malformed, MalformedReference{Patch: patch.Name, Field: f.field, Value: f.value})
 				continue

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
@@ -61,8 +61,8 @@ func ClusterClass(namespace, name string, settings map[string]string, configs ..
 		cc.Spec.Patches = append(cc.Spec.Patches, clusterv1.ClusterClassPatch{
 			Name: PatchName(config),
 			External: &clusterv1.ExternalPatchDefinition{
-				GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, config),
-				DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config),
+				GeneratePatchesExtension:   registration.FullHandlerName(sampleextension.GeneratePatchesHandler, config),
+				DiscoverVariablesExtension: registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, config),
 				Settings:                   settings,
 			},
 		})

@@ -39,7 +39,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 )
 
@@ -172,7 +172,7 @@ func discover(ctx context.Context, client *rtclient.Client, config runtimev1.Cli
 	// Status records each handler under its full name, as the controller
 	// writes it.
 	for _, h := range discovered {
-		h.Name = extensionindex.FullHandlerName(h.Name, ext.Name)
+		h.Name = registration.FullHandlerName(h.Name, ext.Name)
 		ext.Status.Handlers = append(ext.Status.Handlers, h)
 	}
 	handlers, _, err := registry.HandlersFor(ext)

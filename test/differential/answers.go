@@ -14,7 +14,7 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
@@ -299,8 +299,8 @@ func newAnswerFixture(server Endpoint, cases []answerCase, r answerReader) *Fixt
 			extensionConfig(c.name, Endpoint{URL: server.URL + "/" + c.name, CA: server.CA}, &metav1.LabelSelector{}))
 		cc := clusterClass(answersNamespace, c.name, "default")
 		cc.Spec.Patches = []clusterv1.ClusterClassPatch{{Name: "answers", External: &clusterv1.ExternalPatchDefinition{
-			GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, c.name),
-			DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, c.name),
+			GeneratePatchesExtension:   registration.FullHandlerName(sampleextension.GeneratePatchesHandler, c.name),
+			DiscoverVariablesExtension: registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, c.name),
 		}}}
 		f.ClusterClasses = append(f.ClusterClasses, cc)
 		discovered, ready := c.settled(r)

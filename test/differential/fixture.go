@@ -17,7 +17,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
@@ -229,8 +229,8 @@ func NewFixture(o Options) *Fixture {
 	}
 	discover := func(config string) clusterv1.ClusterClassPatch {
 		return clusterv1.ClusterClassPatch{Name: "patch-" + config, External: &clusterv1.ExternalPatchDefinition{
-			GeneratePatchesExtension:   extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, config),
-			DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config),
+			GeneratePatchesExtension:   registration.FullHandlerName(sampleextension.GeneratePatchesHandler, config),
+			DiscoverVariablesExtension: registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, config),
 		}}
 	}
 	add := func(namespace, name string, settled metav1.ConditionStatus, vars []clusterv1.ClusterClassVariable, patches ...clusterv1.ClusterClassPatch) *clusterv1.ClusterClass {
@@ -267,7 +267,7 @@ func NewFixture(o Options) *Fixture {
 	add(NamespaceB, "not-admitted", metav1.ConditionFalse, inline, discover(ConfigTeamA))
 	add(NamespaceOther, "extension-down", metav1.ConditionFalse, inline, discover(ConfigDown))
 	add(NamespaceOther, "handler-missing", metav1.ConditionFalse, inline, clusterv1.ClusterClassPatch{Name: "missing", External: &clusterv1.ExternalPatchDefinition{
-		DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, "no-such-config"),
+		DiscoverVariablesExtension: registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, "no-such-config"),
 	}})
 	outdated := add(NamespaceB, "outdated-ref", metav1.ConditionTrue, inline)
 	outdated.Spec.Infrastructure.TemplateRef = templateKinds[4].Ref("v1beta1", "default")

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
 )
 
@@ -208,7 +208,7 @@ func (f *fixture) createClasses(ctx context.Context, c client.Client) error {
 func (f *fixture) admitted(i int) bool {
 	// The drill runs the standalone controller, which reads a nil selector
 	// as admitting every namespace.
-	ok, _ := extensionindex.NilAdmitsAll.Admits(f.extensions[f.classConfig[i]].selector, f.labels[f.classes[i].Namespace])
+	ok, _ := registration.NilAdmitsAll.Admits(f.extensions[f.classConfig[i]].selector, f.labels[f.classes[i].Namespace])
 	return ok
 }
 

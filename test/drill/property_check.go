@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
@@ -193,7 +193,7 @@ func configMismatch(ext *runtimev1.ExtensionConfig, failing, recorded bool) stri
 	case !failing && discovered.Status != metav1.ConditionTrue:
 		problems = append(problems, fmt.Sprintf("Discovered is %s (%s) while Discovery works", discovered.Status, discovered.Message))
 	}
-	name := extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, ext.Name)
+	name := registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, ext.Name)
 	has := slices.ContainsFunc(ext.Status.Handlers, func(h runtimev1.ExtensionHandler) bool { return h.Name == name })
 	if has != recorded {
 		problems = append(problems, fmt.Sprintf("status records %s: %t, want %t", name, has, recorded))

@@ -13,7 +13,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
 )
 
@@ -314,7 +314,7 @@ func TestNext_AFailureRoundWithNoConfigDrawsAsAnyRound(t *testing.T) {
 
 func TestConfigMismatch_HoldsDiscoveredAndTheRecordedHandlerToTheModel(t *testing.T) {
 	const name = "ext"
-	recordedHandler := runtimev1.ExtensionHandler{Name: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, name)}
+	recordedHandler := runtimev1.ExtensionHandler{Name: registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, name)}
 	config := func(status metav1.ConditionStatus, message string, observed int64, handlers ...runtimev1.ExtensionHandler) *runtimev1.ExtensionConfig {
 		ext := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 2}}
 		ext.Status.Handlers = handlers

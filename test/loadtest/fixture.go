@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
 )
 
@@ -197,7 +197,7 @@ func (f *fixture) mostPopular() []int {
 
 // admitsSelector reads a nil fixture selector as the {} it is written as.
 func admitsSelector(selector *metav1.LabelSelector, labels map[string]string) (bool, error) {
-	return extensionindex.NilAdmitsAll.Admits(selector, labels)
+	return registration.NilAdmitsAll.Admits(selector, labels)
 }
 
 // anyAdmitted reports whether config i admits any referencer's namespace.

@@ -40,7 +40,7 @@ import (
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/responsecache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Names the manager is known by in the cluster, as Cluster API's: its user
@@ -63,7 +63,7 @@ const variablesCacheMaxAge = 10 * time.Minute
 // admit exactly the namespaces those calls are made for. Behind Cluster
 // API's defaulting webhook, which writes {}, a nil only comes from an
 // object stored while the webhook was off.
-const nilSelector = extensionindex.NilAdmitsNone
+const nilSelector = registration.NilAdmitsNone
 
 // Owners of a part.
 const (

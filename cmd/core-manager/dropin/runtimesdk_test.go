@@ -24,7 +24,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 var env *apiservertest.Env
@@ -86,7 +86,7 @@ func TestRuntimeSDK_ANilSelectorAdmitsNoNamespaceInTheControllerAndTheRuntimeCli
 	}
 	env.CreateExtensionConfig(t, config)
 	ns := env.Namespace(t, nil)
-	handler := extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config.Name)
+	handler := registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, config.Name)
 	cc := apiservertest.ClusterClass(ns, "cc", apiservertest.ExternalPatch("external", clusterv1.ExternalPatchDefinition{DiscoverVariablesExtension: handler}))
 	if err := env.Client.Create(ctx, cc); err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/responsecache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Client is our runtime client and registry as Cluster API's reconcilers
@@ -75,11 +76,7 @@ func (c *Client) Discover(ctx context.Context, ext *runtimev1.ExtensionConfig) (
 		return nil, fmt.Errorf("failed to discover extension %q: %w", ext.Name, err)
 	}
 	discovered := ext.DeepCopy()
-	discovered.Status.Handlers = make([]runtimev1.ExtensionHandler, 0, len(handlers))
-	for _, h := range handlers {
-		h.Name = extensionindex.FullHandlerName(h.Name, ext.Name)
-		discovered.Status.Handlers = append(discovered.Status.Handlers, h)
-	}
+	discovered.Status.Handlers = handlers
 	return discovered, nil
 }
 
@@ -310,7 +307,7 @@ func (c *Client) admits(ctx context.Context, selector *metav1.LabelSelector, nam
 	// As in Cluster API's registry, a missing selector admits nothing
 	// (its webhook defaults it to the empty one, which admits all): the
 	// drop-in's one reading, which its ClusterClass controller shares.
-	s, err := extensionindex.NilAdmitsNone.Selector(selector)
+	s, err := registration.NilAdmitsNone.Selector(selector)
 	if err != nil {
 		return false, fmt.Errorf("failed to match namespace: %w", err)
 	}

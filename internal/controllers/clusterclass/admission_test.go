@@ -16,7 +16,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Admission is not part of Discovery: a namespaceSelector edited while the
@@ -47,14 +47,14 @@ func TestAdmission_FollowsTheSelectorWhileDiscoveryFails(t *testing.T) {
 // selector to {} flips admission and reaches the ClusterClass with no
 // resync. Under the standalone reading it is True at once.
 func TestAdmission_ANilSelectorReadsAsTheManagerSays(t *testing.T) {
-	for _, reading := range []extensionindex.NilSelector{extensionindex.NilAdmitsNone, extensionindex.NilAdmitsAll} {
+	for _, reading := range []registration.NilSelector{registration.NilAdmitsNone, registration.NilAdmitsAll} {
 		t.Run(reading.String(), func(t *testing.T) {
 			startManagerWith(t, standalone.Options{Controllers: setup.Controllers{NilSelector: reading}})
 			ext := startExtension(t, stringVariable("region", true))
 			config := createExtensionConfig(t, ext, nil)
 			ns := env.Namespace(t, map[string]string{"team": "a"})
 			create(t, newClusterClass(ns, "cc", config))
-			if reading == extensionindex.NilAdmitsAll {
+			if reading == registration.NilAdmitsAll {
 				waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
 				return
 			}

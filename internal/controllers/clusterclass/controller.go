@@ -23,6 +23,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // HookCaller calls one hook handler; *runtimeclient.Client implements it.
@@ -62,7 +63,7 @@ type Reconciler struct {
 	// NilSelector is how a nil namespaceSelector reads, here and in the
 	// event mapping: the manager's one reading, which its runtime client
 	// must share.
-	NilSelector extensionindex.NilSelector
+	NilSelector registration.NilSelector
 
 	writes     objstatus.Writes
 	admissions admissionLog

@@ -28,7 +28,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 var env *apiservertest.Env
@@ -87,7 +87,7 @@ func stringVariable(name string, required bool) clusterv1.ClusterClassVariable {
 
 func newClusterClass(namespace, name, extensionConfig string, inline ...clusterv1.ClusterClassVariable) *clusterv1.ClusterClass {
 	cc := apiservertest.ClusterClass(namespace, name, apiservertest.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
-		DiscoverVariablesExtension: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, extensionConfig),
+		DiscoverVariablesExtension: registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, extensionConfig),
 		Settings:                   map[string]string{"flavour": "test"},
 	}))
 	cc.Spec.Variables = inline
@@ -301,7 +301,7 @@ func TestReconcile_TwoHundredClusterClassesSharingAHandlerCostOneCallPerRegistra
 			return done == n, fmt.Sprintf("%d of %d", done, n)
 		})
 	}
-	handler := extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config)
+	handler := registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, config)
 	calls := func(outcome string) float64 {
 		return testutil.ToFloat64(metrics.ExtensionCalls.WithLabelValues("DiscoverVariables", handler, outcome))
 	}

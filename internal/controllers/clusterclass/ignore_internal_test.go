@@ -22,6 +22,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // discoveryUnderTest is a Reconciler that calls real extensions, without a
@@ -48,8 +49,8 @@ func newDiscoveryUnderTest(t *testing.T, config runtimev1.ClientConfig, policy r
 	}
 	const configName = "ext"
 	handler := registry.Handler{
-		HandlerState: extensionindex.HandlerState{
-			Name: extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, configName), ExtensionConfig: configName, Fingerprint: "f1",
+		HandlerState: registration.HandlerState{
+			Name: registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, configName), ExtensionConfig: configName, Fingerprint: "f1",
 		},
 		HandlerName:    sampleextension.DiscoverVariablesHandler,
 		Hook:           runtimecatalog.GroupVersionHook{Group: runtimehooksv1.GroupVersion.Group, Version: runtimehooksv1.GroupVersion.Version, Hook: "DiscoverVariables"},

@@ -31,6 +31,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
@@ -391,7 +392,7 @@ func TestMapping_NamespaceLabelFlipReconcilesAffectedClusterClassesInThatNamespa
 	elsewhere := env.Namespace(t, map[string]string{"team": "a"})
 	refs := ref{extensionindex.FieldDiscoverVariables, h.handler(sampleextension.DiscoverVariablesHandler)}
 	first, second := classWithRefs(ns, "first", refs), classWithRefs(ns, "second", refs)
-	unaffected := classWithRefs(ns, "unrestricted", ref{extensionindex.FieldDiscoverVariables, extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, unrestricted)})
+	unaffected := classWithRefs(ns, "unrestricted", ref{extensionindex.FieldDiscoverVariables, registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, unrestricted)})
 	otherNamespace := classWithRefs(elsewhere, "first", refs)
 	s := h.settle(createAll(t, first, second, unaffected, otherNamespace)...)
 
@@ -417,7 +418,7 @@ func TestMapping_DeletedExtensionConfigReconcilesItsReferencers(t *testing.T) {
 	otherConfig := createExtensionConfig(t, other, nil)
 	ns := env.Namespace(t, nil)
 	referencer := classWithRefs(ns, "referencer", ref{extensionindex.FieldGeneratePatches, h.handler(sampleextension.GeneratePatchesHandler)})
-	bystander := classWithRefs(ns, "bystander", ref{extensionindex.FieldGeneratePatches, extensionindex.FullHandlerName(sampleextension.GeneratePatchesHandler, otherConfig)})
+	bystander := classWithRefs(ns, "bystander", ref{extensionindex.FieldGeneratePatches, registration.FullHandlerName(sampleextension.GeneratePatchesHandler, otherConfig)})
 	s := h.settle(createAll(t, referencer, bystander)...)
 
 	if err := env.Client.Delete(context.Background(), &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: h.config}}); err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // An extension rolled out behind an unchanged registration (same endpoint,
@@ -59,7 +59,7 @@ func TestRefresh_AnExtensionRolloutReachesEveryClusterClassUsingItsAnswer(t *tes
 	}
 	ext.Server.ResetCalls()
 	counted := func() float64 {
-		handler := extensionindex.FullHandlerName(sampleextension.DiscoverVariablesHandler, config)
+		handler := registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, config)
 		return testutil.ToFloat64(metrics.ExtensionCalls.WithLabelValues("DiscoverVariables", handler, metrics.CallSuccess))
 	}
 	countedBefore := counted()

@@ -19,6 +19,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
@@ -73,7 +74,7 @@ func worthReconciling(old, new *clusterv1.ClusterClass) bool {
 func (r *Reconciler) registrySource(mapper extensionindex.Mapper) source.Source {
 	return source.Func(func(ctx context.Context, q queue) error {
 		log := ctrl.LoggerFrom(ctx).WithName("registry-events")
-		r.Registry.Subscribe(ctx, func(changes []extensionindex.Change) {
+		r.Registry.Subscribe(ctx, func(changes []registration.Change) {
 			metrics.RegisteredHandlers.Set(float64(r.Registry.Len()))
 			if len(changes) == 0 {
 				metrics.ExtensionConfigEvents.WithLabelValues(metrics.EventUnchanged).Inc()
@@ -83,10 +84,10 @@ func (r *Reconciler) registrySource(mapper extensionindex.Mapper) source.Source 
 			// never valid again; dropping them keeps the cache bounded. A
 			// selector change keeps them: admission is not part of a call.
 			for _, c := range changes {
-				if c.Kind != extensionindex.SelectorChanged {
+				if c.Kind != registration.SelectorChanged {
 					r.Cache.Forget(c.Handler)
 				}
-				if c.Kind == extensionindex.Removed {
+				if c.Kind == registration.Removed {
 					metrics.ForgetHandler(c.Handler)
 				}
 			}

@@ -33,7 +33,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Condition reasons, beside Cluster API's Discovered and NotDiscovered.
@@ -439,11 +439,8 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 		r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
 		return ctrl.Result{}, fmt.Errorf("discover %s: %w", ext.Name, err)
 	}
-	// Status records each handler under its full name, as Cluster API does:
-	// its warm-up, and anything else reading status, expects that name.
-	for i := range handlers {
-		handlers[i].Name = extensionindex.FullHandlerName(handlers[i].Name, ext.Name)
-	}
+	// Under their full names, as Cluster API records them: its warm-up,
+	// and anything else reading status, expects them.
 	ext.Status.Handlers = handlers
 	if err := r.register(ctx, ext); err != nil {
 		return ctrl.Result{}, err
@@ -487,7 +484,7 @@ func (r *Reconciler) registerRecorded(ctx context.Context, ext *runtimev1.Extens
 
 // logSkipped names each recorded handler the registry could not take as a
 // handler of the ExtensionConfig.
-func logSkipped(log logr.Logger, extensionConfig string, skipped []extensionindex.SkippedHandler) {
+func logSkipped(log logr.Logger, extensionConfig string, skipped []registration.SkippedHandler) {
 	for _, s := range skipped {
 		log.Info("skipping a recorded handler that cannot belong to this ExtensionConfig",
 			"extensionConfig", extensionConfig, "handler", s.Name, "reason", s.Reason)

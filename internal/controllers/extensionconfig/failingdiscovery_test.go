@@ -19,7 +19,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // changeLog keeps the registry's changes of one config, as the response
@@ -30,12 +30,12 @@ type changeLog struct {
 	changed map[string]int
 }
 
-func (l *changeLog) record(config string) func([]extensionindex.Change) {
-	return func(changes []extensionindex.Change) {
+func (l *changeLog) record(config string) func([]registration.Change) {
+	return func(changes []registration.Change) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		for _, c := range changes {
-			if c.Kind == extensionindex.Changed && c.New.ExtensionConfig == config {
+			if c.Kind == registration.Changed && c.New.ExtensionConfig == config {
 				l.changed[c.Handler]++
 			}
 		}

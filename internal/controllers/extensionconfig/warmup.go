@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // warmup registers the handlers every ExtensionConfig's status already
@@ -56,7 +56,7 @@ func (w *warmup) Start(ctx context.Context) error {
 
 // syncFrom makes the registry hold what the listed configs record, and logs
 // the records it could not take.
-func syncFrom(log logr.Logger, reg *registry.Registry, list *runtimev1.ExtensionConfigList) []extensionindex.Change {
+func syncFrom(log logr.Logger, reg *registry.Registry, list *runtimev1.ExtensionConfigList) []registration.Change {
 	changes, skipped, unusable := reg.Sync(list.Items)
 	for name, names := range skipped {
 		logSkipped(log, name, names)

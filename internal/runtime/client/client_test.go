@@ -69,6 +69,8 @@ func extensionAt(url string, ca []byte) *runtimev1.ExtensionConfig {
 	return ext
 }
 
+// Handlers come back defaulted and under their full names, the one place
+// a full name is made.
 func TestDiscover_DefaultsAndReturnsHandlers(t *testing.T) {
 	url, ca := tlsServer(t, discoveryAnswer(
 		runtimehooksv1.ExtensionHandler{Name: "discover", RequestHook: runtimehooksv1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"}},
@@ -80,8 +82,8 @@ func TestDiscover_DefaultsAndReturnsHandlers(t *testing.T) {
 		t.Fatalf("Discover: %v", err)
 	}
 	want := []runtimev1.ExtensionHandler{
-		{Name: "discover", RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"}, TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail},
-		{Name: "patch", RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "GeneratePatches"}, TimeoutSeconds: 3, FailurePolicy: runtimev1.FailurePolicyIgnore},
+		{Name: "discover.ext", RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "DiscoverVariables"}, TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail},
+		{Name: "patch.ext", RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksAPIVersion, Hook: "GeneratePatches"}, TimeoutSeconds: 3, FailurePolicy: runtimev1.FailurePolicyIgnore},
 	}
 	if len(handlers) != len(want) {
 		t.Fatalf("got %d handlers, want %d", len(handlers), len(want))

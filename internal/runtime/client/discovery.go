@@ -11,15 +11,19 @@ import (
 	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // maxTimeoutSeconds is the largest timeout a handler may ask for.
 const maxTimeoutSeconds = 30
 
 // Discover calls the Discovery hook of ext's extension and returns its
-// handlers, defaulted (timeout 10 s, failure policy Fail) and validated.
-// Nothing is returned unless every handler is valid: a partially valid
-// answer is an error, so a lying extension cannot register half its handlers.
+// handlers, defaulted (timeout 10 s, failure policy Fail), validated, and
+// named with their full name `<handler>.<config>`, which status records
+// and everything else keys on, as Cluster API's client names them. Nothing
+// is returned unless every handler is valid: a partially valid answer is
+// an error, so a lying extension cannot register half its handlers.
 func (c *Client) Discover(ctx context.Context, ext *runtimev1.ExtensionConfig) ([]runtimev1.ExtensionHandler, error) {
 	hook, err := c.catalog.GroupVersionHook(runtimehooksv1.Discovery)
 	if err != nil {
@@ -29,7 +33,14 @@ func (c *Client) Discover(ctx context.Context, ext *runtimev1.ExtensionConfig) (
 	if err := c.Call(ctx, ext.Spec.ClientConfig, hook, "", c.discoveryTimeout, nil, &runtimehooksv1.DiscoveryRequest{}, response); err != nil {
 		return nil, err
 	}
-	return ValidateDiscovery(c.catalog, response)
+	handlers, err := ValidateDiscovery(c.catalog, response)
+	if err != nil {
+		return nil, err
+	}
+	for i := range handlers {
+		handlers[i].Name = registration.FullHandlerName(handlers[i].Name, ext.Name)
+	}
+	return handlers, nil
 }
 
 // ValidateDiscovery defaults and checks a Discovery response: each handler

@@ -16,7 +16,7 @@ import (
 	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Handler is one registered handler of one ExtensionConfig.
@@ -24,7 +24,7 @@ type Handler struct {
 	// HandlerState is what the index's mappings see: the full name
 	// ClusterClasses reference (`<handler>.<config>`), the config that
 	// registered it, its fingerprint and the config's namespaceSelector.
-	extensionindex.HandlerState
+	registration.HandlerState
 	// HandlerName is the name the extension discovered.
 	HandlerName string
 	// Hook is the hook the handler serves.
@@ -41,8 +41,8 @@ type Handler struct {
 // HandlersFor builds the registry entries for an ExtensionConfig from the
 // handlers its status records, and returns the entries it skipped because
 // their names cannot be handlers of this config.
-func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, []extensionindex.SkippedHandler, error) {
-	recorded, skipped := extensionindex.RecordedHandlers(ext)
+func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, []registration.SkippedHandler, error) {
+	recorded, skipped := registration.RecordedHandlers(ext)
 	handlers := make([]Handler, 0, len(recorded))
 	for _, h := range recorded {
 		gv, err := schema.ParseGroupVersion(h.RequestHook.APIVersion)
@@ -50,7 +50,7 @@ func HandlersFor(ext *runtimev1.ExtensionConfig) ([]Handler, []extensionindex.Sk
 			return nil, skipped, fmt.Errorf("handler %s of %s: apiVersion %q: %w", h.FullName, ext.Name, h.RequestHook.APIVersion, err)
 		}
 		handlers = append(handlers, Handler{
-			HandlerState:   extensionindex.StateOf(ext, h),
+			HandlerState:   registration.StateOf(ext, h),
 			HandlerName:    h.HandlerName,
 			Hook:           runtimecatalog.GroupVersionHook{Group: gv.Group, Version: gv.Version, Hook: h.RequestHook.Hook},
 			TimeoutSeconds: h.TimeoutSeconds,
@@ -84,7 +84,7 @@ type Registry struct {
 
 	subMu       sync.Mutex
 	nextSub     int
-	subscribers map[int]func([]extensionindex.Change)
+	subscribers map[int]func([]registration.Change)
 }
 
 // New returns an empty registry that is not ready.
@@ -95,7 +95,7 @@ func New() *Registry {
 		resourceVersions: map[string]string{},
 		ready:            newGate(),
 		synced:           newGate(),
-		subscribers:      map[int]func([]extensionindex.Change){},
+		subscribers:      map[int]func([]registration.Change){},
 	}
 }
 
@@ -105,7 +105,7 @@ func New() *Registry {
 // Subscribers are told about them once the registry is updated. Recorded
 // names that cannot be handlers of ext are skipped and returned for the
 // caller to log.
-func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]extensionindex.Change, []extensionindex.SkippedHandler, error) {
+func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]registration.Change, []registration.SkippedHandler, error) {
 	handlers, skipped, err := HandlersFor(ext)
 	if err != nil {
 		return nil, skipped, err
@@ -125,12 +125,12 @@ func (r *Registry) Register(ext *runtimev1.ExtensionConfig) ([]extensionindex.Ch
 	r.resourceVersions[ext.Name] = ext.ResourceVersion
 	after := r.statesOf(ext.Name)
 	r.mu.Unlock()
-	return r.notify(extensionindex.Diff(before, after)), skipped, nil
+	return r.notify(registration.Diff(before, after)), skipped, nil
 }
 
 // Unregister removes every handler of an ExtensionConfig and returns the
 // removals.
-func (r *Registry) Unregister(extensionConfig string) []extensionindex.Change {
+func (r *Registry) Unregister(extensionConfig string) []registration.Change {
 	r.mu.Lock()
 	before := r.statesOf(extensionConfig)
 	for _, name := range r.byConfig[extensionConfig] {
@@ -139,7 +139,7 @@ func (r *Registry) Unregister(extensionConfig string) []extensionindex.Change {
 	delete(r.byConfig, extensionConfig)
 	delete(r.resourceVersions, extensionConfig)
 	r.mu.Unlock()
-	return r.notify(extensionindex.Diff(before, nil))
+	return r.notify(registration.Diff(before, nil))
 }
 
 // Sync makes the registry hold exactly the handlers the given
@@ -147,10 +147,10 @@ func (r *Registry) Unregister(extensionConfig string) []extensionindex.Change {
 // before but absent from the list (deleted meanwhile) or being deleted is
 // unregistered. It returns the changes, and by config the recorded names
 // it skipped and the records it could not register at all.
-func (r *Registry) Sync(exts []runtimev1.ExtensionConfig) ([]extensionindex.Change, map[string][]extensionindex.SkippedHandler, map[string]error) {
+func (r *Registry) Sync(exts []runtimev1.ExtensionConfig) ([]registration.Change, map[string][]registration.SkippedHandler, map[string]error) {
 	listed := make(map[string]bool, len(exts))
-	var changes []extensionindex.Change
-	skipped := map[string][]extensionindex.SkippedHandler{}
+	var changes []registration.Change
+	skipped := map[string][]registration.SkippedHandler{}
 	unusable := map[string]error{}
 	for i := range exts {
 		ext := &exts[i]
@@ -212,9 +212,9 @@ func (r *Registry) ResourceVersionOf(extensionConfig string) (string, bool) {
 }
 
 // statesOf returns the mapping's view of a config's handlers; r.mu is held.
-func (r *Registry) statesOf(extensionConfig string) []extensionindex.HandlerState {
+func (r *Registry) statesOf(extensionConfig string) []registration.HandlerState {
 	names := r.byConfig[extensionConfig]
-	states := make([]extensionindex.HandlerState, 0, len(names))
+	states := make([]registration.HandlerState, 0, len(names))
 	for _, name := range names {
 		states = append(states, r.byName[name].HandlerState)
 	}
@@ -225,7 +225,7 @@ func (r *Registry) statesOf(extensionConfig string) []extensionindex.HandlerStat
 // it made (none when the registration stayed the same, which is how a
 // subscriber counts events that need no work), until ctx ends. fn runs on
 // the caller's goroutine and must not block.
-func (r *Registry) Subscribe(ctx context.Context, fn func(changes []extensionindex.Change)) {
+func (r *Registry) Subscribe(ctx context.Context, fn func(changes []registration.Change)) {
 	r.subMu.Lock()
 	id := r.nextSub
 	r.nextSub++
@@ -240,9 +240,9 @@ func (r *Registry) Subscribe(ctx context.Context, fn func(changes []extensionind
 }
 
 // notify hands changes to every subscriber and returns them.
-func (r *Registry) notify(changes []extensionindex.Change) []extensionindex.Change {
+func (r *Registry) notify(changes []registration.Change) []registration.Change {
 	r.subMu.Lock()
-	subscribers := make([]func([]extensionindex.Change), 0, len(r.subscribers))
+	subscribers := make([]func([]registration.Change), 0, len(r.subscribers))
 	for _, fn := range r.subscribers {
 		subscribers = append(subscribers, fn)
 	}

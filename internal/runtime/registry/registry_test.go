@@ -11,7 +11,7 @@ import (
 	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 const hooksAPIVersion = "hooks.runtime.cluster.x-k8s.io/v1alpha1"
@@ -95,7 +95,7 @@ func TestRegister_ReportsChangedHandlersAndNotifiesSubscribers(t *testing.T) {
 	r := New()
 	var notified [][]string
 	events := 0
-	r.Subscribe(t.Context(), func(changes []extensionindex.Change) {
+	r.Subscribe(t.Context(), func(changes []registration.Change) {
 		events++
 		if len(changes) > 0 {
 			notified = append(notified, names(changes))
@@ -167,7 +167,7 @@ func TestRegister_ReportsChangedHandlersAndNotifiesSubscribers(t *testing.T) {
 	}
 }
 
-func names(changes []extensionindex.Change) []string {
+func names(changes []registration.Change) []string {
 	var out []string
 	for _, c := range changes {
 		out = append(out, c.Handler)
@@ -258,15 +258,15 @@ func TestSync_HoldsExactlyTheListedConfigs(t *testing.T) {
 	if len(skipped) != 0 || len(unusable) != 0 {
 		t.Errorf("skipped %v, unusable %v", skipped, unusable)
 	}
-	kinds := map[string]extensionindex.ChangeKind{}
+	kinds := map[string]registration.ChangeKind{}
 	for _, c := range changes {
 		kinds[c.Handler] = c.Kind
 	}
-	want := map[string]extensionindex.ChangeKind{
-		"discover.kept": extensionindex.Changed, "patch.kept": extensionindex.Changed,
-		"discover.new": extensionindex.Added, "patch.new": extensionindex.Added,
-		"discover.gone": extensionindex.Removed, "patch.gone": extensionindex.Removed,
-		"discover.deleting": extensionindex.Removed, "patch.deleting": extensionindex.Removed,
+	want := map[string]registration.ChangeKind{
+		"discover.kept": registration.Changed, "patch.kept": registration.Changed,
+		"discover.new": registration.Added, "patch.new": registration.Added,
+		"discover.gone": registration.Removed, "patch.gone": registration.Removed,
+		"discover.deleting": registration.Removed, "patch.deleting": registration.Removed,
 	}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("changes %v, want %v", kinds, want)

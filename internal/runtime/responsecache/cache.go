@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Defaults of the bounds.
@@ -161,10 +161,10 @@ func (c *Cache) forget(config string) {
 // ForgetChanged forgets the configs of handlers whose registration changed
 // or went; it is a registry subscriber. A namespaceSelector change alone
 // changes no answer and keeps them.
-func (c *Cache) ForgetChanged(changes []extensionindex.Change) {
+func (c *Cache) ForgetChanged(changes []registration.Change) {
 	forgotten := map[string]bool{}
 	for _, change := range changes {
-		if change.Old == nil || change.Kind == extensionindex.SelectorChanged || forgotten[change.Old.ExtensionConfig] {
+		if change.Old == nil || change.Kind == registration.SelectorChanged || forgotten[change.Old.ExtensionConfig] {
 			continue
 		}
 		forgotten[change.Old.ExtensionConfig] = true

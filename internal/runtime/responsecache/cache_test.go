@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 var call = Call{Handler: "patch.ext", ExtensionConfig: "ext", Fingerprint: "fp"}
@@ -311,24 +311,24 @@ func TestCache_TellsTheObserverHitsMissesAndEntries(t *testing.T) {
 }
 
 func TestCache_ForgetChangedKeepsAnswersOfSelectorChanges(t *testing.T) {
-	state := func(config, fingerprint string) *extensionindex.HandlerState {
-		return &extensionindex.HandlerState{Name: "patch." + config, ExtensionConfig: config, Fingerprint: fingerprint}
+	state := func(config, fingerprint string) *registration.HandlerState {
+		return &registration.HandlerState{Name: "patch." + config, ExtensionConfig: config, Fingerprint: fingerprint}
 	}
 	tests := []struct {
 		name       string
-		change     extensionindex.Change
+		change     registration.Change
 		wantForgot bool
 	}{
-		{"settings changed", extensionindex.Change{Kind: extensionindex.Changed, Old: state("ext", "a"), New: state("ext", "b")}, true},
-		{"handler gone", extensionindex.Change{Kind: extensionindex.Removed, Old: state("ext", "a")}, true},
-		{"selector changed", extensionindex.Change{Kind: extensionindex.SelectorChanged, Old: state("ext", "a"), New: state("ext", "a")}, false},
-		{"handler added", extensionindex.Change{Kind: extensionindex.Added, New: state("ext", "a")}, false},
+		{"settings changed", registration.Change{Kind: registration.Changed, Old: state("ext", "a"), New: state("ext", "b")}, true},
+		{"handler gone", registration.Change{Kind: registration.Removed, Old: state("ext", "a")}, true},
+		{"selector changed", registration.Change{Kind: registration.SelectorChanged, Old: state("ext", "a"), New: state("ext", "a")}, false},
+		{"handler added", registration.Change{Kind: registration.Added, New: state("ext", "a")}, false},
 	}
 	for _, tt := range tests {
 		c := New(Options{})
 		c.SetMaxAge("ext", time.Hour)
 		missThenStore(t, c, patchesRequest("a-", "x"))
-		c.ForgetChanged([]extensionindex.Change{tt.change})
+		c.ForgetChanged([]registration.Change{tt.change})
 		if n, _ := c.Len(); (n == 0) != tt.wantForgot {
 			t.Errorf("%s: %d answers held, want forgotten %v", tt.name, n, tt.wantForgot)
 		}

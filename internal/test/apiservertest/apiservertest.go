@@ -19,7 +19,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
@@ -157,7 +157,7 @@ func (e *Env) RecordedExtensionConfig(t testing.TB, name string, selector *metav
 	e.CreateExtensionConfig(t, ext)
 	for _, h := range handlers {
 		ext.Status.Handlers = append(ext.Status.Handlers, runtimev1.ExtensionHandler{
-			Name:           extensionindex.FullHandlerName(h, name),
+			Name:           registration.FullHandlerName(h, name),
 			RequestHook:    runtimev1.GroupVersionHook{APIVersion: "hooks.runtime.cluster.x-k8s.io/v1alpha1", Hook: "DiscoverVariables"},
 			TimeoutSeconds: 10,
 			FailurePolicy:  runtimev1.FailurePolicyFail,

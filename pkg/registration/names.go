@@ -1,4 +1,4 @@
-package extensionindex
+package registration
 
 import (
 	"fmt"

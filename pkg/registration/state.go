@@ -1,4 +1,4 @@
-package extensionindex
+package registration
 
 import (
 	"crypto/sha256"

@@ -1,0 +1,17 @@
+// Package registration is the model of a Runtime Extension handler's
+// registration, the one place each fact about it is read:
+//
+//   - the full name `<handler>.<config>` a handler is registered, referenced
+//     and recorded under (FullHandlerName, ExtensionConfigOf), and how an
+//     ExtensionConfig's status.handlers reads back (RecordedHandlers);
+//   - what a registered handler is to everything keyed on it (HandlerState):
+//     its Fingerprint over every input of a call, which the registry, the
+//     variables cache and the response cache key on;
+//   - what changed between two registrations (Diff), which the index maps
+//     to ClusterClasses and the caches forget by;
+//   - how a manager reads a nil namespaceSelector (NilSelector), which every
+//     admission decision of one binary goes through.
+//
+// The registry (internal/runtime/registry) holds registrations; the index
+// (pkg/extensionindex) maps their changes to ClusterClasses.
+package registration
