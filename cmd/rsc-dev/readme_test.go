@@ -12,5 +12,5 @@ func TestREADME_FlagTableIsWhatHelpLists(t *testing.T) {
 	if code := run([]string{"-h"}, &stdout, &usage); code != 0 {
 		t.Fatalf("-h exited %d", code)
 	}
-	readmetest.CheckFlagTable(t, "## Using it", "rsc-dev flag", usage.String(), nil)
+	readmetest.CheckFlagTable(t, readmetest.Doc("docs/development.md"), "## make run", "rsc-dev flag", usage.String(), nil)
 }

@@ -12,9 +12,23 @@ import (
 )
 
 // Path is the README at the root of the project.
-func Path() string {
+func Path() string { return Doc("README.md") }
+
+// Doc is the document at path, relative to the root of the project, such
+// as "docs/development.md".
+func Doc(path string) string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "README.md")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", filepath.FromSlash(path))
+}
+
+// Docs are the README and every document under docs/ that is written by
+// hand (Markdown).
+func Docs() ([]string, error) {
+	docs, err := filepath.Glob(Doc("docs/*.md"))
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{Path()}, docs...), nil
 }
 
 // Table returns the first column of every row of the markdown table whose
@@ -106,21 +120,21 @@ func Differences(documented, listed []string, ignore func(string) bool) (onlyDoc
 	return onlyDocumented, onlyListed
 }
 
-// CheckFlagTable fails t unless the README's table whose first header cell
+// CheckFlagTable fails t unless the table of doc whose first header cell
 // is header, below the line containing after, names exactly the flags the
 // usage text (-h) lists, but those ignore drops.
-func CheckFlagTable(t testing.TB, after, header, usage string, ignore func(string) bool) {
+func CheckFlagTable(t testing.TB, doc, after, header, usage string, ignore func(string) bool) {
 	t.Helper()
-	cells, err := Table(Path(), after, header)
+	cells, err := Table(doc, after, header)
 	if err != nil {
 		t.Fatal(err)
 	}
 	documented, listed := Flags(cells), UsageFlags(usage)
 	if len(documented) == 0 || len(listed) == 0 {
-		t.Fatalf("README table %q: %d flags, -h %d", header, len(documented), len(listed))
+		t.Fatalf("%s table %q: %d flags, -h %d", filepath.Base(doc), header, len(documented), len(listed))
 	}
 	onlyDocumented, onlyListed := Differences(documented, listed, ignore)
 	if len(onlyDocumented) > 0 || len(onlyListed) > 0 {
-		t.Errorf("the README's %q table has %v, which -h does not list; -h lists %v, which the table lacks", header, onlyDocumented, onlyListed)
+		t.Errorf("%s's %q table has %v, which -h does not list; -h lists %v, which the table lacks", filepath.Base(doc), header, onlyDocumented, onlyListed)
 	}
 }

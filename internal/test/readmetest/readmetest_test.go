@@ -10,7 +10,7 @@ import (
 )
 
 func TestREADME_MakeTargetsTableIsTheMakefiles(t *testing.T) {
-	cells, err := Table(Path(), "## Make targets", "target")
+	cells, err := Table(Doc("docs/development.md"), "## Make targets", "target")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,12 +43,20 @@ func TestREADME_MakeTargetsTableIsTheMakefiles(t *testing.T) {
 // otherTools' flags: kubectl's in the commands the README shows, and
 // Cluster API's manager's (which the drop-in core manager takes through
 // component-base and Cluster API's helpers) where it says how that ran.
-var otherTools = []string{"type", "patch-file", "feature-gates", "sync-period", "vmodule"}
+var otherTools = []string{"type", "patch-file", "overwrite", "feature-gates", "sync-period", "vmodule"}
 
 func TestREADME_EveryFlagItNamesIsDefined(t *testing.T) {
-	readme, err := os.ReadFile(Path())
+	docs, err := Docs()
 	if err != nil {
 		t.Fatal(err)
+	}
+	var readme []byte
+	for _, doc := range docs {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme = append(readme, data...)
 	}
 	root := filepath.Dir(Path())
 	var sources strings.Builder
@@ -76,10 +84,10 @@ func TestREADME_EveryFlagItNamesIsDefined(t *testing.T) {
 		// A definition: fs.StringVar(&x, "name", ...) or fs.Bool("name", ...).
 		definition := regexp.MustCompile(`\.[A-Z][A-Za-z0-9]*(Var)?\((&[^,()]+, )?"` + regexp.QuoteMeta(name) + `"`)
 		if !definition.MatchString(sources.String()) {
-			t.Errorf("the README names --%s, which no command defines", name)
+			t.Errorf("the README or docs/ name --%s, which no command defines", name)
 		}
 	}
 	if len(checked) < 20 {
-		t.Fatalf("found only %d flags in the README", len(checked))
+		t.Fatalf("found only %d flags in the README and docs/", len(checked))
 	}
 }
