@@ -15,6 +15,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
@@ -81,11 +83,18 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Optio
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &clusterv1.ClusterClass{}, byTemplateCRD, templateCRDKeys); err != nil {
 		return fmt.Errorf("index ClusterClasses by template CRD: %w", err)
 	}
+	registrations := newRegistrationEvents(r.Registry)
+	if err := mgr.Add(registrations); err != nil {
+		return fmt.Errorf("add registration events: %w", err)
+	}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("clusterclass").
 		WithOptions(options).
 		WatchesRawSource(clusterClassSource(mgr.GetCache(), &indexSizes{})).
-		WatchesRawSource(r.registrySource(mapper)).
+		// A registration change, mapped through the index on the source's
+		// own goroutine to the ClusterClasses that can observe it.
+		WatchesRawSource(source.Channel(registrations.events(),
+			handler.TypedEnqueueRequestsFromMapFunc(r.clusterClassesFor(mapper)))).
 		WatchesRawSource(r.namespaceSource(mgr.GetCache(), mapper)).
 		WatchesRawSource(r.templateCRDSource(mgr.GetCache())).
 		WatchesRawSource(r.refreshSource()).

@@ -19,7 +19,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
@@ -65,48 +64,6 @@ func clusterClassSource(c ctrlcache.Cache, sizes *indexSizes) source.Source {
 func worthReconciling(old, new *clusterv1.ClusterClass) bool {
 	return old.Generation != new.Generation || !equality.Semantic.DeepEqual(old.Annotations, new.Annotations) ||
 		watchfilter.LabelChanged(old, new)
-}
-
-// registrySource enqueues the ClusterClasses a registration change can
-// affect. The registry tells us after it is updated, so a reconcile never
-// runs ahead of the registration it depends on, which an ExtensionConfig
-// object event could (the spec changes before discovery re-registers).
-func (r *Reconciler) registrySource(mapper extensionindex.Mapper) source.Source {
-	return source.Func(func(ctx context.Context, q queue) error {
-		log := ctrl.LoggerFrom(ctx).WithName("registry-events")
-		r.Registry.Subscribe(ctx, func(changes []registration.Change) {
-			metrics.RegisteredHandlers.Set(float64(r.Registry.Len()))
-			if len(changes) == 0 {
-				metrics.ExtensionConfigEvents.WithLabelValues(metrics.EventUnchanged).Inc()
-				return
-			}
-			// Answers cached under a changed or removed registration are
-			// never valid again; dropping them keeps the cache bounded. A
-			// selector change keeps them: admission is not part of a call.
-			for _, c := range changes {
-				if c.Kind != registration.SelectorChanged {
-					r.Cache.Forget(c.Handler)
-				}
-				if c.Kind == registration.Removed {
-					metrics.ForgetHandler(c.Handler)
-				}
-			}
-			metrics.VariablesCacheEntries.Set(float64(r.Cache.Len()))
-			requests, err := mapper.RequestsForChanges(ctx, changes)
-			if err != nil {
-				log.Error(err, "map registration changes to ClusterClasses")
-				return
-			}
-			log.V(4).Info("registration changed", "changes", len(changes), "clusterClasses", len(requests))
-			if len(requests) == 0 {
-				metrics.ExtensionConfigEvents.WithLabelValues(metrics.EventNoReferencers).Inc()
-				return
-			}
-			metrics.ExtensionConfigEvents.WithLabelValues(metrics.EventEnqueued).Inc()
-			enqueue(q, metrics.TriggerExtensionConfig, requests...)
-		})
-		return nil
-	})
 }
 
 // namespaceSource enqueues, on a Namespace label change, the ClusterClasses
