@@ -39,7 +39,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 )
 
@@ -169,12 +168,8 @@ func discover(ctx context.Context, client *rtclient.Client, config runtimev1.Cli
 	if err != nil {
 		return registry.Handler{}, err
 	}
-	// Status records each handler under its full name, as the controller
-	// writes it.
-	for _, h := range discovered {
-		h.Name = registration.FullHandlerName(h.Name, ext.Name)
-		ext.Status.Handlers = append(ext.Status.Handlers, h)
-	}
+	// Under their full names, as the controller records them.
+	ext.Status.Handlers = discovered
 	handlers, _, err := registry.HandlersFor(ext)
 	if err != nil {
 		return registry.Handler{}, err
