@@ -3,12 +3,8 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
-	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +24,7 @@ import (
 // RELIABILITY.md's figures that come from a flag default or a constant
 // must be that default or constant: changing either side fails here.
 func TestRELIABILITY_FiguresAreTheFlagDefaultsAndConstants(t *testing.T) {
-	doc := reliabilityText(t)
+	doc := readmetest.DocText(t, "RELIABILITY.md")
 	o, err := parseFlags(nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -70,12 +66,12 @@ func TestRELIABILITY_FiguresAreTheFlagDefaultsAndConstants(t *testing.T) {
 			[]any{callcache.DefaultFailureBackoff, callcache.DefaultMaxFailureBackoff}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			for _, got := range reliabilityFigures(t, doc, c.pattern) {
+			for _, got := range readmetest.Figures(t, doc, c.pattern) {
 				if len(got) != len(c.want) {
 					t.Fatalf("%q: %d figures, want %d", c.pattern, len(got), len(c.want))
 				}
 				for i, want := range c.want {
-					if g := figureAs(t, got[i], want); g != want {
+					if g := readmetest.FigureAs(t, got[i], want); g != want {
 						t.Errorf("RELIABILITY.md says %s (%v) where the code has %v", got[i], g, want)
 					}
 				}
@@ -89,8 +85,8 @@ func TestRELIABILITY_FiguresAreTheFlagDefaultsAndConstants(t *testing.T) {
 // the managers leave as it is: per item, from a first delay doubling to a
 // cap, with no overall rate limit on top.
 func TestRELIABILITY_RetryBackoffIsControllerRuntimesDefault(t *testing.T) {
-	got := reliabilityFigures(t, reliabilityText(t), "priority queue retries a failed ClusterClass after (\\d+ ms), doubling to (\\d+ s), and keeps no overall rate limit")
-	first, limit := parseFigureDuration(t, got[0][0]), parseFigureDuration(t, got[0][1])
+	got := readmetest.Figures(t, readmetest.DocText(t, "RELIABILITY.md"), "priority queue retries a failed ClusterClass after (\\d+ ms), doubling to (\\d+ s), and keeps no overall rate limit")
+	first, limit := readmetest.FigureAs(t, got[0][0], time.Duration(0)).(time.Duration), readmetest.FigureAs(t, got[0][1], time.Duration(0)).(time.Duration)
 
 	c, err := controller.NewUnmanaged("reliability", controller.Options{
 		Reconciler: reconcile.Func(func(_ context.Context, _ reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
@@ -129,67 +125,4 @@ func TestRELIABILITY_RetryBackoffIsControllerRuntimesDefault(t *testing.T) {
 	if want != limit {
 		t.Fatalf("never reached %v", limit)
 	}
-}
-
-// reliabilityText is RELIABILITY.md with every run of white space, line
-// breaks included, made one space.
-func reliabilityText(t *testing.T) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(readmetest.Path()), "RELIABILITY.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(strings.Fields(string(data)), " ")
-}
-
-// reliabilityFigures are the submatches of every match of pattern; none
-// fails t, as the sentence that carried the figure has changed.
-func reliabilityFigures(t *testing.T, doc, pattern string) [][]string {
-	t.Helper()
-	var figures [][]string
-	for _, m := range regexp.MustCompile(pattern).FindAllStringSubmatch(doc, -1) {
-		figures = append(figures, m[1:])
-	}
-	if len(figures) == 0 {
-		t.Fatalf("RELIABILITY.md has nothing matching %q", pattern)
-	}
-	return figures
-}
-
-// figureAs reads a figure as the type of want: an int64 count ("10,000")
-// or size ("32 MiB"), or a time.Duration ("0.5 s", "500 ms").
-func figureAs(t *testing.T, figure string, want any) any {
-	t.Helper()
-	switch want.(type) {
-	case time.Duration:
-		return parseFigureDuration(t, figure)
-	case int64:
-		number, unit, _ := strings.Cut(figure, " ")
-		n, err := strconv.ParseInt(strings.ReplaceAll(number, ",", ""), 10, 64)
-		if err != nil {
-			t.Fatalf("figure %q: %v", figure, err)
-		}
-		switch unit {
-		case "":
-		case "KiB":
-			n <<= 10
-		case "MiB":
-			n <<= 20
-		default:
-			t.Fatalf("figure %q: unit %q", figure, unit)
-		}
-		return n
-	}
-	t.Fatalf("no reading of figures as %T", want)
-	return nil
-}
-
-// parseFigureDuration reads "500 ms", "0.5 s" or "10 s".
-func parseFigureDuration(t *testing.T, figure string) time.Duration {
-	t.Helper()
-	d, err := time.ParseDuration(strings.ReplaceAll(figure, " ", ""))
-	if err != nil {
-		t.Fatalf("figure %q: %v", figure, err)
-	}
-	return d
 }

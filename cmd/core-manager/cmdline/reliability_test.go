@@ -1,10 +1,7 @@
 package cmdline
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,12 +11,7 @@ import (
 // RELIABILITY.md's figures for the drop-in's own flags must be their
 // defaults as registered: changing either side fails here.
 func TestRELIABILITY_FiguresAreTheDropInsFlagDefaults(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(readmetest.Path()), "RELIABILITY.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Lines are wrapped anywhere: every run of white space is one space.
-	doc := strings.Join(strings.Fields(string(data)), " ")
+	doc := readmetest.DocText(t, "RELIABILITY.md")
 	fs := NewFlagSet("core-manager", &Options{})
 	for _, c := range []struct {
 		pattern string
@@ -33,27 +25,19 @@ func TestRELIABILITY_FiguresAreTheDropInsFlagDefaults(t *testing.T) {
 		{"in the drop-in core-manager `--leader-elect-renew-deadline`, also (\\d+ s)\\)",
 			[]string{"leader-elect-renew-deadline"}, true},
 	} {
-		matches := regexp.MustCompile(c.pattern).FindAllStringSubmatch(doc, -1)
-		if len(matches) == 0 {
-			t.Errorf("RELIABILITY.md has nothing matching %q", c.pattern)
-			continue
-		}
-		for _, m := range matches {
+		for _, m := range readmetest.Figures(t, doc, c.pattern) {
 			for i, name := range c.flags {
 				f := fs.Lookup(name)
 				if f == nil {
 					t.Fatalf("no --%s", name)
 				}
-				got, want := strings.ReplaceAll(m[i+1], ",", ""), f.DefValue
+				var want any = int64(0)
 				if c.duration {
-					d, err := time.ParseDuration(strings.ReplaceAll(got, " ", ""))
-					if err != nil {
-						t.Fatalf("figure %q: %v", m[i+1], err)
-					}
-					got = d.String()
+					want = time.Duration(0)
 				}
-				if got != want {
-					t.Errorf("RELIABILITY.md says %s for --%s, whose default is %s", m[i+1], name, want)
+				got := fmt.Sprint(readmetest.FigureAs(t, m[i], want))
+				if got != f.DefValue {
+					t.Errorf("RELIABILITY.md says %s for --%s, whose default is %s", m[i], name, f.DefValue)
 				}
 			}
 		}

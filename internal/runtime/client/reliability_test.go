@@ -1,11 +1,6 @@
 package client
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,12 +10,7 @@ import (
 // RELIABILITY.md's figures that come from this package's unexported
 // constants must be those constants: changing either side fails here.
 func TestRELIABILITY_FiguresAreTheClientsConstants(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(readmetest.Path()), "RELIABILITY.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Lines are wrapped anywhere: every run of white space is one space.
-	doc := strings.Join(strings.Fields(string(data)), " ")
+	doc := readmetest.DocText(t, "RELIABILITY.md")
 	for _, c := range []struct {
 		name, pattern string
 		// want is the constant in the figure's unit.
@@ -35,13 +25,9 @@ func TestRELIABILITY_FiguresAreTheClientsConstants(t *testing.T) {
 		{"200 answer bound", "read up to `--max-response-bytes` \\((\\d+) MiB", DefaultMaxResponseBytes >> 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			matches := regexp.MustCompile(c.pattern).FindAllStringSubmatch(doc, -1)
-			if len(matches) == 0 {
-				t.Fatalf("RELIABILITY.md has nothing matching %q", c.pattern)
-			}
-			for _, m := range matches {
-				if got, err := strconv.ParseInt(m[1], 10, 64); err != nil || got != c.want {
-					t.Errorf("RELIABILITY.md says %q where the code has %d", m[0], c.want)
+			for _, m := range readmetest.Figures(t, doc, c.pattern) {
+				if got := readmetest.FigureAs(t, m[0], int64(0)); got != c.want {
+					t.Errorf("RELIABILITY.md says %s for %q where the code has %d", m[0], c.name, c.want)
 				}
 			}
 		})
