@@ -17,19 +17,14 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 const name = "runtime-sdk-controller"
-
-// localMetricsAddress is where --local serves metrics by default.
-const localMetricsAddress = "127.0.0.1:8080"
 
 func main() {
 	ctx, stop := cli.ShutdownContext()
@@ -38,17 +33,13 @@ func main() {
 	if len(args) > 0 && args[0] == "who-uses" {
 		os.Exit(runWhoUses(ctx, args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
+	os.Exit(run(ctx, args, os.Stderr))
 }
 
 // options are the command line of the binary.
 type options struct {
 	manager    standalone.Options
 	kubeconfig string
-	local      bool
-	localDir   string
-	localPort  int
-	binDir     string
 	// kubeAPIQPS and kubeAPIBurst limit the manager's requests to
 	// kube-apiserver, whatever the configuration came from.
 	kubeAPIQPS   float64
@@ -63,8 +54,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o.manager.NilSelector = registration.NilAdmitsAll
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.manager.MetricsBindAddress, "metrics-bind-address", ":8443", "Address the Prometheus metrics endpoint binds to; 0 disables it. With --local it defaults to "+localMetricsAddress+".")
-	fs.BoolVar(&o.manager.MetricsSecure, "metrics-secure", true, "Serve metrics over HTTPS to callers kube-apiserver authenticates and authorises for a get of /metrics; false serves plain HTTP to anyone. With --local it defaults to false.")
+	fs.StringVar(&o.manager.MetricsBindAddress, "metrics-bind-address", ":8443", "Address the Prometheus metrics endpoint binds to; 0 disables it.")
+	fs.BoolVar(&o.manager.MetricsSecure, "metrics-secure", true, "Serve metrics over HTTPS to callers kube-apiserver authenticates and authorises for a get of /metrics; false serves plain HTTP to anyone.")
 	fs.StringVar(&o.manager.MetricsCertDir, "metrics-cert-dir", "", "Directory with tls.crt and tls.key for --metrics-secure, read again when they change; empty serves a self-signed certificate.")
 	fs.StringVar(&o.manager.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to; 0 disables them.")
 	fs.BoolVar(&o.manager.LeaderElection, "leader-elect", false, "Elect a leader so that only one instance reconciles at a time.")
@@ -92,10 +83,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 100, "Requests per second the manager may send to kube-apiserver.")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 200, "Requests the manager may send to kube-apiserver in a burst above --kube-api-qps.")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; defaults to $KUBECONFIG, then the in-cluster configuration, then ~/.kube/config.")
-	fs.BoolVar(&o.local, "local", false, "Start a local control plane (etcd and kube-apiserver from bin/) and run against it.")
-	fs.StringVar(&o.localDir, "local-dir", ".local", "Data directory of the local control plane; kept across runs.")
-	fs.IntVar(&o.localPort, "local-port", 0, "kube-apiserver port of the local control plane; 0 reuses the last one or picks a free one.")
-	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver for --local; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
 	o.zap.BindFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s [flags]\n\nFlags:\n", name)
@@ -106,21 +93,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if o.local && o.kubeconfig != "" {
-		return nil, errors.New("--local and --kubeconfig exclude each other")
-	}
-	if o.local {
-		// A local run is for one developer on this machine: plain HTTP,
-		// unreachable from elsewhere, unless asked otherwise.
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		if !set["metrics-secure"] {
-			o.manager.MetricsSecure = false
-		}
-		if !set["metrics-bind-address"] {
-			o.manager.MetricsBindAddress = localMetricsAddress
-		}
 	}
 	if o.kubeAPIQPS <= 0 || o.kubeAPIBurst < 1 {
 		return nil, fmt.Errorf("--kube-api-qps must be above 0 and --kube-api-burst at least 1, got %v and %d", o.kubeAPIQPS, o.kubeAPIBurst)
@@ -135,7 +107,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 
 // run is the whole program; it returns the exit code. Every failure is one
 // line on stderr, never a stack trace.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -148,19 +120,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// which would log caBundles and Secret data.
 	ctrl.SetLogger(logcap.Cap(zap.New(zap.UseFlagOptions(&o.zap), zap.WriteTo(stderr)), logcap.MaxVerbosity))
 
-	if err := serve(ctx, o, stdout); err != nil {
+	if err := serve(ctx, o); err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", name, cli.OneLine(err))
 		return 1
 	}
 	return 0
 }
 
-func serve(ctx context.Context, o *options, stdout io.Writer) error {
-	restConfig, cleanup, err := clusterConfig(ctx, o, stdout)
+func serve(ctx context.Context, o *options) error {
+	restConfig, err := loadKubeconfig(o.kubeconfig)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
 	restConfig.QPS, restConfig.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
 
 	mgr, err := standalone.New(ctx, restConfig, o.manager)
@@ -173,38 +144,13 @@ func serve(ctx context.Context, o *options, stdout io.Writer) error {
 	return nil
 }
 
-// clusterConfig returns the configuration to run against and a cleanup that
-// stops the local control plane, if one was started.
-func clusterConfig(ctx context.Context, o *options, stdout io.Writer) (*rest.Config, func(), error) {
-	noop := func() {}
-	if !o.local {
-		cfg, err := loadKubeconfig(o.kubeconfig)
-		return cfg, noop, err
-	}
-
-	cluster, err := localcluster.StartWithProjectCRDs(ctx, localcluster.Options{Dir: o.localDir, BinDir: o.binDir, APIServerPort: o.localPort})
-	if err != nil {
-		return nil, noop, err
-	}
-	if o.manager.LeaderElection && o.manager.LeaderElectionNamespace == "" {
-		o.manager.LeaderElectionNamespace = "kube-system"
-	}
-	fmt.Fprintf(stdout, "Local control plane is up (data in %s). To reach it:\n  export KUBECONFIG=%s\n", cluster.Dir(), cli.Relative(cluster.KubeconfigPath()))
-	stop := func() {
-		if err := cluster.Stop(); err != nil {
-			ctrl.Log.Error(err, "stop local control plane")
-		}
-	}
-	return cluster.Config(), stop, nil
-}
-
 // loadKubeconfig honours --kubeconfig first, then controller-runtime's usual
 // order ($KUBECONFIG, in-cluster, ~/.kube/config).
 func loadKubeconfig(path string) (*rest.Config, error) {
 	if path == "" {
 		cfg, err := config.GetConfig()
 		if err != nil {
-			return nil, fmt.Errorf("no cluster to run against (pass --kubeconfig, set KUBECONFIG, or use --local): %w", err)
+			return nil, fmt.Errorf("no cluster to run against (pass --kubeconfig or set KUBECONFIG): %w", err)
 		}
 		return cfg, nil
 	}

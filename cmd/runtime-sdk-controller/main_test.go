@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"io"
-	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,47 +13,39 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
 )
 
 func TestRun_BadInputIsOneLineAndANonZeroExit(t *testing.T) {
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	busyPort := strconv.Itoa(busy.Addr().(*net.TCPAddr).Port)
-
 	garbage := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(garbage, []byte("clusters: [this is: not: a kubeconfig"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	aFile := filepath.Join(t.TempDir(), "a-file")
-	if err := os.WriteFile(aFile, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	missing := filepath.Join(t.TempDir(), "missing")
 	quiet := []string{"--metrics-bind-address=0", "--health-probe-bind-address=0"}
 
 	tests := []struct {
-		name     string
-		args     []string
-		wantCode int
-		wantErr  []string
+		name       string
+		args       []string
+		kubeconfig string // $KUBECONFIG, when set
+		wantCode   int
+		wantErr    []string
 	}{
 		{name: "kubeconfig that does not parse", args: []string{"--kubeconfig", garbage}, wantCode: 1, wantErr: []string{"kubeconfig " + garbage}},
-		{name: "missing binaries", args: []string{"--local", "--local-dir", t.TempDir(), "--bin-dir", t.TempDir()}, wantCode: 1, wantErr: []string{"etcd is missing", "make tools"}},
-		{name: "port in use", args: []string{"--local", "--local-dir", t.TempDir(), "--local-port", busyPort}, wantCode: 1, wantErr: []string{"port " + busyPort, "in use"}},
-		{name: "unwritable data directory", args: []string{"--local", "--local-dir", filepath.Join(aFile, "data")}, wantCode: 1, wantErr: []string{"data directory", aFile}},
+		{name: "no cluster to run against", kubeconfig: missing, wantCode: 1, wantErr: []string{"no cluster to run against (pass --kubeconfig or set KUBECONFIG)"}},
 		{name: "unknown flag", args: []string{"--no-such-flag"}, wantCode: 2, wantErr: []string{"no-such-flag"}},
-		{name: "local with kubeconfig", args: []string{"--local", "--kubeconfig", garbage}, wantCode: 2, wantErr: []string{"exclude each other"}},
 		{name: "no requests to kube-apiserver", args: []string{"--kube-api-qps=0"}, wantCode: 2, wantErr: []string{"--kube-api-qps must be above 0"}},
 		{name: "unbounded variables cache", args: []string{"--variables-cache-max-entries=0"}, wantCode: 2, wantErr: []string{"--variables-cache-max-entries must be at least 1, got 0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), append(append([]string{}, quiet...), tt.args...), &stdout, &stderr)
+			if tt.kubeconfig != "" {
+				t.Setenv("KUBECONFIG", tt.kubeconfig)
+			}
+			var stderr bytes.Buffer
+			code := run(context.Background(), append(append([]string{}, quiet...), tt.args...), &stderr)
 			if code != tt.wantCode {
 				t.Fatalf("exit code %d, want %d; stderr:\n%s", code, tt.wantCode, stderr.String())
 			}
@@ -82,93 +72,51 @@ func buildBinary(t *testing.T) string {
 	return proctest.Build(t, ".", t.TempDir())
 }
 
-// startLocal runs the binary with --local and waits until it prints how to
-// reach the control plane. It returns the command and the pids of etcd and
-// kube-apiserver from the pid files.
-func startLocal(t *testing.T, binary, dir string) (*exec.Cmd, []int) {
+// startManager runs the binary against kubeconfig and waits until its
+// /readyz answers: the manager runs, its registry warmed up.
+func startManager(t *testing.T, binary, kubeconfig string) *exec.Cmd {
 	t.Helper()
-	binDir, err := toolbin.Dir()
+	probePort, err := localcluster.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "--local", "--local-dir", dir, "--bin-dir", binDir,
-		"--metrics-bind-address=0", "--health-probe-bind-address=0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = io.Discard
+	probes := "127.0.0.1:" + strconv.Itoa(probePort)
+	cmd := exec.Command(binary, "--kubeconfig", kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address="+probes)
+	var stderr polltest.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-
-	ready := make(chan string, 1)
-	go func() {
-		scanner := bufio.NewScanner(stdout)
-		for scanner.Scan() {
-			if line := scanner.Text(); strings.Contains(line, "export KUBECONFIG=") {
-				ready <- line
-			}
-		}
-		close(ready)
-	}()
-	select {
-	case line, ok := <-ready:
-		if !ok {
-			t.Fatal("binary exited before the control plane was up")
-		}
-		if !strings.Contains(line, filepath.Join(dir, "kubeconfig")) {
-			t.Errorf("printed %q, want the kubeconfig in %s", line, dir)
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatal("control plane not up within 2 minutes")
-	}
-
-	var pids []int
-	for _, proc := range []string{toolbin.Etcd, toolbin.KubeAPIServer} {
-		data, err := os.ReadFile(filepath.Join(dir, "run", proc+".pid"))
+	polltest.Eventually(t, time.Minute, "the manager is ready", func() (bool, string) {
+		resp, err := http.Get("http://" + probes + "/readyz")
 		if err != nil {
-			t.Fatalf("pid file of %s: %v", proc, err)
+			return false, err.Error() + "; stderr:\n" + stderr.String()
 		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pids = append(pids, pid)
-	}
-	return cmd, pids
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, "readyz " + resp.Status
+	})
+	return cmd
 }
 
-func TestBinary_SignalsStopTheLocalControlPlaneWithoutOrphans(t *testing.T) {
+// SIGTERM (what the kubelet sends a pod) and SIGINT (Ctrl-C) stop the
+// manager with exit code 0.
+func TestBinary_SignalsStopTheManagerCleanly(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts the local control plane twice")
+		t.Skip("starts a control plane and the manager twice")
 	}
+	cluster := startTestCluster(t)
 	binary := buildBinary(t)
-	dir := t.TempDir()
 
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			cmd, pids := startLocal(t, binary, dir)
+			cmd := startManager(t, binary, cluster.KubeconfigPath())
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
 			if err := cmd.Wait(); err != nil {
 				t.Fatalf("manager did not exit cleanly on %s: %v", sig, err)
 			}
-			// Stop waits for its children, so they are gone by now.
-			proctest.WaitGone(t, pids, time.Second)
 		})
 	}
-
-	t.Run("SIGKILL of the manager", func(t *testing.T) {
-		cmd, pids := startLocal(t, binary, dir)
-		if err := cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
-		// Nobody can clean up after SIGKILL; the kernel's parent-death
-		// signal must stop the children on its own.
-		proctest.WaitGone(t, pids, 30*time.Second)
-	})
 }

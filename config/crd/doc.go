@@ -4,7 +4,7 @@
 // tests install exactly the files committed under bases/.
 //
 // It also embeds, under templates/, the two template CRDs the smallest
-// ClusterClass references. They stand in for a provider's, so that `--local`
-// can create ClusterClasses without one; they are data, not code, so the
-// controller binary links no fixture builder for them.
+// ClusterClass references. They stand in for a provider's, so that the load
+// tool's and the drills' local control plane (localcluster.StartWithProjectCRDs)
+// can create ClusterClasses without one.
 package crd

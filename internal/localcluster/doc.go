@@ -1,6 +1,7 @@
 // Package localcluster runs a local Kubernetes control plane, etcd and
-// kube-apiserver built by `make tools` into bin/, for `--local` runs, the
-// dev launcher and the tools.
+// kube-apiserver built by `make tools` into bin/, for the dev launcher
+// (`make run`), the load tool, the drills and the tests. No shipped binary
+// links it: the controller runs against a cluster it is given.
 //
 // Unlike envtest (which the tests use), it keeps everything in one data
 // directory that survives restarts: etcd's data, the certificates, the ports
@@ -11,8 +12,8 @@
 // (kube-apiserver, then etcd) by Stop, and receive SIGTERM from the kernel if
 // the parent dies first, so no run leaves orphans behind.
 //
-// It ships in the controller, so it holds only what `--local` runs. What
-// only tools add (users of their own name, an audit log, killing
+// It holds only what a local control plane needs to run. What only some
+// tools add (users of their own name, an audit log, killing
 // kube-apiserver) lives in test/localclustertest, which reaches the control
 // plane through Options.APIServerArgs and the data directory's layout:
 // pki/ca.crt and pki/ca.key sign every client certificate, and

@@ -33,7 +33,7 @@ type Options struct {
 	StartTimeout time.Duration
 	// APIServerArgs are added to kube-apiserver's flags on every start,
 	// after ours. Tools turn on an audit log with them (package
-	// localclustertest); `--local` passes none.
+	// localclustertest).
 	APIServerArgs []string
 }
 

@@ -11,7 +11,7 @@ import (
 // StartWithProjectCRDs starts a control plane, as Start does, that serves
 // our CRDs and the template CRDs a ClusterClass references (both embedded in
 // config/crd), from the binaries in opts.BinDir, or where toolbin finds them
-// when it is empty: what `--local` and the dev launcher run against.
+// when it is empty: what the load tool and the drills run against.
 func StartWithProjectCRDs(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.BinDir == "" {
 		var err error

@@ -4,9 +4,10 @@
 // cluster); the audit log itself; and a crash of kube-apiserver (the
 // restart drill).
 //
-// Package localcluster ships in the controller, for `--local`, so it carries
-// none of this. Tools reach the control plane through two seams instead, and
-// no method exists in localcluster that only a tool calls:
+// Package localcluster holds only what a local control plane needs to run,
+// so it carries none of this. Tools reach the control plane through two
+// seams instead, and no method exists in localcluster that only a tool
+// calls:
 //   - localcluster.Options.APIServerArgs, extra kube-apiserver flags, which
 //     turn the audit log on;
 //   - the data directory, whose layout is already a contract between runs:

@@ -10,9 +10,10 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 )
 
-// --local installs the template CRDs embedded in config/crd, and the tests
-// install what TemplateCRDs builds: the two must be the same CRDs, or a
-// ClusterClass that passes the tests could fail against --local.
+// The load tool's and the drills' local control plane installs the template
+// CRDs embedded in config/crd, and the tests install what TemplateCRDs
+// builds: the two must be the same CRDs, or a ClusterClass that passes the
+// tests could fail in a load or drill run.
 func TestTemplateCRDs_AreTheOnesEmbeddedForLocalRuns(t *testing.T) {
 	embedded, err := crd.TemplateDefinitions()
 	if err != nil {
