@@ -17,21 +17,17 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/localclustertest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
 // The Lease's namespace, as Cluster API's Deployment runs in: its manager
@@ -218,22 +214,7 @@ func TestDropIn_ANewLeaderNeverCallsExtensionsFromAStaleRegistry(t *testing.T) {
 	t.Cleanup(cancel)
 	dir := t.TempDir()
 
-	crds, err := capibaseline.CRDs(binDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []minimalclass.TemplateKind{infraClusterTemplate, controlPlaneTemplate, infraMachineTemplate, bootstrapTemplate, infraCluster, controlPlane, infraMachine, bootstrapConfig} {
-		crds = append(crds, minimalclass.CRD(k))
-	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: filepath.Join(dir, "cluster"), BinDir: binDir, CRDs: crds})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.Stop() })
-	c, err := client.New(cluster.Config(), client.Options{Scheme: scheme.New()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster, c := startTopologyControlPlane(ctx, t, binDir, dir)
 	managerRole := grantClusterAPIsRBAC(ctx, t, c, standbyUser)
 
 	// Cluster API's own test extension: it answers lifecycle hooks from,
@@ -267,25 +248,7 @@ func TestDropIn_ANewLeaderNeverCallsExtensionsFromAStaleRegistry(t *testing.T) {
 		}
 	}
 	const ns = "default"
-	objects := []client.Object{
-		hooks("hooks-a", "stale-a", false),
-		minimalclass.Template(ns, infraClusterTemplate, "infra"),
-		minimalclass.Template(ns, controlPlaneTemplate, "control-plane"),
-		minimalclass.Template(ns, infraMachineTemplate, "worker-machine"),
-		minimalclass.Template(ns, bootstrapTemplate, "worker-bootstrap"),
-	}
-	objects = append(objects, &clusterv1.ClusterClass{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"},
-		Spec: clusterv1.ClusterClassSpec{
-			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: infraClusterTemplate.Ref("v1beta2", "infra")},
-			ControlPlane:   clusterv1.ControlPlaneClass{TemplateRef: controlPlaneTemplate.Ref("v1beta2", "control-plane")},
-			Workers: clusterv1.WorkersClass{MachineDeployments: []clusterv1.MachineDeploymentClass{{
-				Class:          "worker",
-				Infrastructure: clusterv1.MachineDeploymentClassInfrastructureTemplate{TemplateRef: infraMachineTemplate.Ref("v1beta2", "worker-machine")},
-				Bootstrap:      clusterv1.MachineDeploymentClassBootstrapTemplate{TemplateRef: bootstrapTemplate.Ref("v1beta2", "worker-bootstrap")},
-			}}},
-		},
-	})
+	objects := append([]client.Object{hooks("hooks-a", "stale-a", false), topologyClass(ns, "plain")}, topologyTemplates(ns)...)
 	for _, obj := range objects {
 		if err := c.Create(ctx, obj); err != nil {
 			t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
@@ -393,17 +356,8 @@ func TestDropIn_ANewLeaderNeverCallsExtensionsFromAStaleRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	topologyCluster := &clusterv1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "takeover"},
-		Spec: clusterv1.ClusterSpec{Topology: clusterv1.Topology{
-			ClassRef:     clusterv1.ClusterClassRef{Name: "plain", Namespace: ns},
-			Version:      "v1.33.0",
-			ControlPlane: clusterv1.ControlPlaneTopology{Replicas: ptr.To[int32](1)},
-			Workers: clusterv1.WorkersTopology{MachineDeployments: []clusterv1.MachineDeploymentTopology{{
-				Class: "worker", Name: "md-0", Replicas: ptr.To[int32](1),
-			}}},
-		}},
-	}
+	topologyCluster := clusterOf(ns, "takeover", "plain")
+
 	if err := c.Create(ctx, topologyCluster); err != nil {
 		t.Fatal(err)
 	}

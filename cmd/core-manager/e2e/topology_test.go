@@ -78,22 +78,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 	t.Cleanup(cancel)
 	dir := t.TempDir()
 
-	crds, err := capibaseline.CRDs(binDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []minimalclass.TemplateKind{infraClusterTemplate, controlPlaneTemplate, infraMachineTemplate, bootstrapTemplate, infraCluster, controlPlane, infraMachine, bootstrapConfig} {
-		crds = append(crds, minimalclass.CRD(k))
-	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: filepath.Join(dir, "cluster"), BinDir: binDir, CRDs: crds})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.Stop() })
-	c, err := client.New(cluster.Config(), client.Options{Scheme: scheme.New()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster, c := startTopologyControlPlane(ctx, t, binDir, dir)
 
 	ext := sampleextension.New(sampleextension.Options{Handlers: []runtimehooksv1.ExtensionHandler{
 		hookHandler(generatePatches, "GeneratePatches"),
@@ -163,30 +148,15 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 				NamespaceSelector: &metav1.LabelSelector{},
 			},
 		},
-		minimalclass.Template(ns, infraClusterTemplate, "infra"),
-		minimalclass.Template(ns, controlPlaneTemplate, "control-plane"),
-		minimalclass.Template(ns, infraMachineTemplate, "worker-machine"),
-		minimalclass.Template(ns, bootstrapTemplate, "worker-bootstrap"),
-		&clusterv1.ClusterClass{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "patched"},
-			Spec: clusterv1.ClusterClassSpec{
-				Infrastructure: clusterv1.InfrastructureClass{TemplateRef: infraClusterTemplate.Ref("v1beta2", "infra")},
-				ControlPlane:   clusterv1.ControlPlaneClass{TemplateRef: controlPlaneTemplate.Ref("v1beta2", "control-plane")},
-				Workers: clusterv1.WorkersClass{MachineDeployments: []clusterv1.MachineDeploymentClass{{
-					Class:          "worker",
-					Infrastructure: clusterv1.MachineDeploymentClassInfrastructureTemplate{TemplateRef: infraMachineTemplate.Ref("v1beta2", "worker-machine")},
-					Bootstrap:      clusterv1.MachineDeploymentClassBootstrapTemplate{TemplateRef: bootstrapTemplate.Ref("v1beta2", "worker-bootstrap")},
-				}}},
-				Patches: []clusterv1.ClusterClassPatch{{
-					Name: "from-extension",
-					External: &clusterv1.ExternalPatchDefinition{
-						GeneratePatchesExtension:  generatePatches + ".sample",
-						ValidateTopologyExtension: validateTopology + ".sample",
-					},
-				}},
+		topologyClass(ns, "patched", clusterv1.ClusterClassPatch{
+			Name: "from-extension",
+			External: &clusterv1.ExternalPatchDefinition{
+				GeneratePatchesExtension:  generatePatches + ".sample",
+				ValidateTopologyExtension: validateTopology + ".sample",
 			},
-		},
+		}),
 	}
+	objects = append(objects, topologyTemplates(ns)...)
 	for _, obj := range objects {
 		if err := c.Create(ctx, obj); err != nil {
 			t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
@@ -203,17 +173,7 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 
 	// No webhook is registered with this control plane: the Cluster sets
 	// what Cluster API's defaulting webhook would.
-	topologyCluster := &clusterv1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "managed"},
-		Spec: clusterv1.ClusterSpec{Topology: clusterv1.Topology{
-			ClassRef:     clusterv1.ClusterClassRef{Name: "patched", Namespace: ns},
-			Version:      "v1.33.0",
-			ControlPlane: clusterv1.ControlPlaneTopology{Replicas: ptr.To[int32](1)},
-			Workers: clusterv1.WorkersTopology{MachineDeployments: []clusterv1.MachineDeploymentTopology{{
-				Class: "worker", Name: "md-0", Replicas: ptr.To[int32](1),
-			}}},
-		}},
-	}
+	topologyCluster := clusterOf(ns, "managed", "patched")
 	if err := c.Create(ctx, topologyCluster); err != nil {
 		t.Fatal(err)
 	}
@@ -335,4 +295,73 @@ func listOf(ctx context.Context, t *testing.T, c client.Client, k minimalclass.T
 		t.Fatalf("list %s: %v", k.Kind, err)
 	}
 	return list.Items
+}
+
+// startTopologyControlPlane starts a control plane with Cluster API's CRDs
+// and those of the kinds a minimal ClusterClass references and its
+// topology creates, and returns a cluster-admin client of it.
+func startTopologyControlPlane(ctx context.Context, t *testing.T, binDir, dir string) (*localcluster.Cluster, client.Client) {
+	t.Helper()
+	crds, err := capibaseline.CRDs(binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []minimalclass.TemplateKind{infraClusterTemplate, controlPlaneTemplate, infraMachineTemplate, bootstrapTemplate, infraCluster, controlPlane, infraMachine, bootstrapConfig} {
+		crds = append(crds, minimalclass.CRD(k))
+	}
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: filepath.Join(dir, "cluster"), BinDir: binDir, CRDs: crds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.Stop() })
+	c, err := client.New(cluster.Config(), client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cluster, c
+}
+
+// topologyTemplates are the templates topologyClass references.
+func topologyTemplates(namespace string) []client.Object {
+	return []client.Object{
+		minimalclass.Template(namespace, infraClusterTemplate, "infra"),
+		minimalclass.Template(namespace, controlPlaneTemplate, "control-plane"),
+		minimalclass.Template(namespace, infraMachineTemplate, "worker-machine"),
+		minimalclass.Template(namespace, bootstrapTemplate, "worker-bootstrap"),
+	}
+}
+
+// topologyClass is a ClusterClass of topologyTemplates with one worker
+// class and the given patches.
+func topologyClass(namespace, name string, patches ...clusterv1.ClusterClassPatch) *clusterv1.ClusterClass {
+	return &clusterv1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: clusterv1.ClusterClassSpec{
+			Infrastructure: clusterv1.InfrastructureClass{TemplateRef: infraClusterTemplate.Ref("v1beta2", "infra")},
+			ControlPlane:   clusterv1.ControlPlaneClass{TemplateRef: controlPlaneTemplate.Ref("v1beta2", "control-plane")},
+			Workers: clusterv1.WorkersClass{MachineDeployments: []clusterv1.MachineDeploymentClass{{
+				Class:          "worker",
+				Infrastructure: clusterv1.MachineDeploymentClassInfrastructureTemplate{TemplateRef: infraMachineTemplate.Ref("v1beta2", "worker-machine")},
+				Bootstrap:      clusterv1.MachineDeploymentClassBootstrapTemplate{TemplateRef: bootstrapTemplate.Ref("v1beta2", "worker-bootstrap")},
+			}}},
+			Patches: patches,
+		},
+	}
+}
+
+// clusterOf is a Cluster of class with one control plane Machine and one
+// worker. No webhook is registered with these control planes: it sets what
+// Cluster API's defaulting webhook would.
+func clusterOf(namespace, name, class string) *clusterv1.Cluster {
+	return &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: clusterv1.ClusterSpec{Topology: clusterv1.Topology{
+			ClassRef:     clusterv1.ClusterClassRef{Name: class, Namespace: namespace},
+			Version:      "v1.33.0",
+			ControlPlane: clusterv1.ControlPlaneTopology{Replicas: ptr.To[int32](1)},
+			Workers: clusterv1.WorkersTopology{MachineDeployments: []clusterv1.MachineDeploymentTopology{{
+				Class: "worker", Name: "md-0", Replicas: ptr.To[int32](1),
+			}}},
+		}},
+	}
 }
