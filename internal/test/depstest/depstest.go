@@ -1,0 +1,53 @@
+package depstest
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Module is this repository's module path, with its trailing slash.
+const Module = "github.com/runtime-sdk-controller/runtime-sdk-controller/"
+
+// NotShipped are the folders of this module no shipped binary links:
+// helpers for tests (internal/test), tools and harnesses (test), and the
+// local control plane and the binaries it runs (internal/localcluster,
+// internal/toolbin), which only tools and tests start.
+var NotShipped = []string{"internal/test", "test", "internal/localcluster", "internal/toolbin"}
+
+// Linked returns the packages `go list -deps` lists for the package in the
+// current directory. It fails t unless they include want, a package the
+// binary must link, so that a wrong directory does not pass as linking
+// nothing.
+func Linked(t testing.TB, want string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	linked := strings.Fields(string(out))
+	if !slices.Contains(linked, want) {
+		t.Fatalf("go list -deps does not list %s; is this the binary's package?\n%s", want, out)
+	}
+	return linked
+}
+
+// Unshipped returns the packages of linked that lie under a folder of
+// NotShipped.
+func Unshipped(linked []string) []string {
+	var found []string
+	for _, pkg := range linked {
+		rel, ok := strings.CutPrefix(pkg, Module)
+		if !ok {
+			continue
+		}
+		for _, dir := range NotShipped {
+			if rel == dir || strings.HasPrefix(rel, dir+"/") {
+				found = append(found, pkg)
+				break
+			}
+		}
+	}
+	return found
+}
