@@ -61,6 +61,15 @@ func (r *run) idleEvent(period time.Duration) event {
 		// period: each config once.
 		optimumDiscovery: func() discoveryCost { return sameUnderEither(len(r.fixture.configs)) },
 	}
+	if r.opts.DiscoveryOptimum == DiscoverOnEveryChange {
+		// The drop-in, as Cluster API, keeps DiscoverVariables answers
+		// for a fixed 10 minutes whatever the period: each answer in use
+		// is asked again once per 10 minutes in the window.
+		e.optimum = func() (int, int) {
+			reconciles, calls := r.answersInUse()
+			return reconciles, calls * int(e.window/dropInVariablesMaxAge)
+		}
+	}
 	if period != DefaultPeriod {
 		e.name = "idle, one period with every period scaled to " + period.String()
 		e.note = "stands for 10 minutes at default periods, except that Cluster API's DiscoverVariables cache (and so the drop-in's) " +
@@ -68,6 +77,10 @@ func (r *run) idleEvent(period time.Duration) event {
 	}
 	return e
 }
+
+// dropInVariablesMaxAge is how long the drop-in keeps a DiscoverVariables
+// answer, Cluster API's 10 minutes, which no flag of it changes.
+const dropInVariablesMaxAge = 10 * time.Minute
 
 // answersInUse is the optimum of an idle max-age interval: no reconcile,
 // and one call per distinct DiscoverVariables request a ClusterClass uses
