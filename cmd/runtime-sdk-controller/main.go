@@ -18,8 +18,8 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
@@ -72,9 +72,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.manager.ClusterClassConcurrency, "clusterclass-concurrency", 10, "How many ClusterClasses reconcile at once.")
 	fs.DurationVar(&o.manager.VariablesCacheMaxAge, "variables-cache-max-age", 10*time.Minute, "Longest time a DiscoverVariables answer is reused while its handler's registration is unchanged; 0 keeps it until the registration changes.")
 	// The default holds every answer ClusterClasses still use with room to
-	// spare (see callcache.DefaultMaxEntries); the bound only cuts answers
+	// spare (see variablescache.DefaultMaxEntries); the bound only cuts answers
 	// for settings nobody asks for any more.
-	fs.IntVar(&o.manager.VariablesCacheMaxEntries, "variables-cache-max-entries", callcache.DefaultMaxEntries, "Most DiscoverVariables answers cached at once; the oldest are evicted beyond it. At least 1: the cache is always bounded.")
+	fs.IntVar(&o.manager.VariablesCacheMaxEntries, "variables-cache-max-entries", variablescache.DefaultMaxEntries, "Most DiscoverVariables answers cached at once; the oldest are evicted beyond it. At least 1: the cache is always bounded.")
 	// Cluster API v1.14.2's core manager, whose controllers these replace,
 	// defaults to the same 100 and 200 (its 20 and 30 are for clients of
 	// workload clusters); a kubeconfig alone would leave client-go's 5 and

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmetest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 )
@@ -45,11 +45,11 @@ func TestRELIABILITY_FiguresAreTheFlagDefaultsAndConstants(t *testing.T) {
 		{"what an extension can send", "Send at most (\\d+ [KM]iB) in an HTTP 200 answer \\(`--max-response-bytes`; the drop-in core-manager has no such flag and keeps (\\d+ [KM]iB)\\)",
 			[]any{o.manager.RuntimeClient.MaxResponseBytes, int64(rtclient.DefaultMaxResponseBytes)}},
 		{"variables cache bound", "`--variables-cache-max-entries`, default ([\\d,]+); the drop-in core-manager has no such flag and keeps ([\\d,]+)\\)",
-			[]any{int64(o.manager.VariablesCacheMaxEntries), int64(callcache.DefaultMaxEntries)}},
+			[]any{int64(o.manager.VariablesCacheMaxEntries), int64(variablescache.DefaultMaxEntries)}},
 		{"variables cache bound, in memory", "`--variables-cache-max-entries`, ([\\d,]+) by default",
 			[]any{int64(o.manager.VariablesCacheMaxEntries)}},
-		{"variables cache bytes", "at\\s+most (\\d+ [KM]iB) of them as decoded in memory \\(`callcache.DefaultMaxBytes`",
-			[]any{int64(callcache.DefaultMaxBytes)}},
+		{"variables cache bytes", "at\\s+most (\\d+ [KM]iB) of them as decoded in memory \\(`variablescache.DefaultMaxBytes`",
+			[]any{int64(variablescache.DefaultMaxBytes)}},
 		{"schema validation results", "schema validation results, only for the variables ClusterClasses hold, at most ([\\d,]+);",
 			[]any{int64(variableschema.DefaultMaxEntries)}},
 		{"renew deadline", "`--leader-election-renew-deadline` \\((\\d+ s);",
@@ -61,9 +61,9 @@ func TestRELIABILITY_FiguresAreTheFlagDefaultsAndConstants(t *testing.T) {
 		{"verbosity cap", "Verbosity is capped at (\\d+),",
 			[]any{int64(logcap.MaxVerbosity)}},
 		{"failure sharing backoff", "answers the same request for a backoff \\((\\d+ ms), doubling to (\\d+ s), cleared by a success",
-			[]any{callcache.DefaultFailureBackoff, callcache.DefaultMaxFailureBackoff}},
+			[]any{variablescache.DefaultFailureBackoff, variablescache.DefaultMaxFailureBackoff}},
 		{"failure backoff an extension sees", "no sooner than its failure backoff \\(([\\d.]+ m?s) doubling to (\\d+ s)\\)",
-			[]any{callcache.DefaultFailureBackoff, callcache.DefaultMaxFailureBackoff}},
+			[]any{variablescache.DefaultFailureBackoff, variablescache.DefaultMaxFailureBackoff}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, got := range readmetest.Figures(t, doc, c.pattern) {

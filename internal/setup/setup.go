@@ -16,9 +16,9 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
@@ -40,8 +40,8 @@ type Controllers struct {
 	// of invalidation by registration changes; zero keeps them until then.
 	VariablesCacheMaxAge time.Duration
 	// VariablesCacheMaxEntries bounds the number of cached DiscoverVariables
-	// answers, evicting the oldest; zero means callcache.DefaultMaxEntries.
-	// Their memory is bounded too, by callcache.DefaultMaxBytes.
+	// answers, evicting the oldest; zero means variablescache.DefaultMaxEntries.
+	// Their memory is bounded too, by variablescache.DefaultMaxBytes.
 	VariablesCacheMaxEntries int
 	// ClusterClassConcurrency is how many ClusterClasses reconcile at once.
 	ClusterClassConcurrency int
@@ -151,8 +151,8 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, 
 		return err
 	}
 	log := ctrl.LoggerFrom(ctx).WithName("variables-cache")
-	variablesCache := callcache.New[[]clusterv1.ClusterClassVariable](callcache.Options{
-		// MaxBytes stays callcache.DefaultMaxBytes, which says why that
+	variablesCache := variablescache.New[[]clusterv1.ClusterClassVariable](variablescache.Options{
+		// MaxBytes stays variablescache.DefaultMaxBytes, which says why that
 		// size; no flag sets it.
 		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
 		Equal: func(a, b any) bool { return equality.Semantic.DeepEqual(a, b) },
@@ -160,7 +160,7 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, 
 		// worth a line every time.
 		Oversize: func(handler string, weight int64) {
 			log.Info("DiscoverVariables answer not cached: it holds more memory than the whole cache may, so every reconcile that needs it calls the extension again; make the extension answer with fewer or smaller variables",
-				"handler", handler, "bytes", weight, "maxBytes", callcache.DefaultMaxBytes)
+				"handler", handler, "bytes", weight, "maxBytes", variablescache.DefaultMaxBytes)
 		},
 	})
 	clusterClasses := &clusterclass.Reconciler{
@@ -169,7 +169,7 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, 
 		Registry:  reg,
 		Caller:    runtimeClient,
 		Cache:     variablesCache,
-		Schemas:   &variableschema.Cache{},
+		Schemas:   &variableschema.Verdicts{},
 
 		WatchFilterValue: opts.WatchFilterValue,
 		// Without ExtensionConfigs there is nothing to discover from.

@@ -220,17 +220,17 @@ func validateExamples(s *apiextensions.JSONSchemaProps, p *field.Path) field.Err
 	return errs
 }
 
-// DefaultMaxEntries bounds a Cache whose MaxEntries is zero: far more
+// DefaultMaxEntries bounds a Verdicts whose MaxEntries is zero: far more
 // distinct variables than management clusters publish, at a few hundred
 // bytes each.
 const DefaultMaxEntries = 20_000
 
-// Cache remembers results per (path, name, schema) for as long as some
-// user, a ClusterClass, still has the variable, so unchanged variables are
+// Verdicts remembers validation results per (path, name, schema) for as
+// long as some user, a ClusterClass, still has the variable, so unchanged variables are
 // never validated twice and a deleted or changed one is forgotten. It is
 // safe for concurrent use; each user must check through one Check at a
 // time, as a controller reconciles one object at a time.
-type Cache struct {
+type Verdicts struct {
 	// MaxEntries bounds the results kept; zero means DefaultMaxEntries.
 	// Beyond it, a new result is returned but not kept.
 	MaxEntries int
@@ -252,13 +252,13 @@ type result struct {
 // Check validates the variables of one user in one pass; Commit makes what
 // it checked the user's, releasing what the user had before.
 type Check struct {
-	cache   *Cache
+	cache   *Verdicts
 	user    types.NamespacedName
 	checked map[schemaKey]field.ErrorList
 }
 
 // Check starts a pass of validations for user.
-func (c *Cache) Check(user types.NamespacedName) *Check {
+func (c *Verdicts) Check(user types.NamespacedName) *Check {
 	return &Check{cache: c, user: user, checked: map[schemaKey]field.ErrorList{}}
 }
 
@@ -323,13 +323,13 @@ func (k *Check) Commit() {
 }
 
 // Release drops what user holds, for a user that is gone.
-func (c *Cache) Release(user types.NamespacedName) {
+func (c *Verdicts) Release(user types.NamespacedName) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.releaseLocked(user)
 }
 
-func (c *Cache) releaseLocked(user types.NamespacedName) {
+func (c *Verdicts) releaseLocked(user types.NamespacedName) {
 	for _, key := range c.usedBy[user] {
 		if r := c.results[key]; r != nil {
 			if r.users--; r.users <= 0 {
@@ -341,7 +341,7 @@ func (c *Cache) releaseLocked(user types.NamespacedName) {
 }
 
 // Len is the number of results kept.
-func (c *Cache) Len() int {
+func (c *Verdicts) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.results)

@@ -13,7 +13,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
-// classNamed names a ClusterClass, the user a Cache holds results for.
+// classNamed names a ClusterClass, the user a Verdicts holds results for.
 func classNamed(name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: "ns", Name: name}
 }
@@ -107,7 +107,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestCache_ValidatesEachSchemaOnceWhileAUserHoldsIt(t *testing.T) {
-	c := &Cache{}
+	c := &Verdicts{}
 	v := variable("code", clusterv1.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](2), Example: raw(`"toolong"`)})
 	p := field.NewPath("x")
 	check := c.Check(classNamed("a"))
@@ -136,7 +136,7 @@ func TestCache_ValidatesEachSchemaOnceWhileAUserHoldsIt(t *testing.T) {
 }
 
 func TestCache_ForgetsWhatNoUserHolds(t *testing.T) {
-	c := &Cache{}
+	c := &Verdicts{}
 	p := field.NewPath("x")
 	shared := variable("shared", clusterv1.JSONSchemaProps{Type: "string"})
 	onlyA := variable("only-a", clusterv1.JSONSchemaProps{Type: "integer"})
@@ -172,7 +172,7 @@ func TestCache_ForgetsWhatNoUserHolds(t *testing.T) {
 }
 
 func TestCache_KeepsNoMoreThanMaxEntries(t *testing.T) {
-	c := &Cache{MaxEntries: 3}
+	c := &Verdicts{MaxEntries: 3}
 	check := c.Check(classNamed("a"))
 	for i := range 5 {
 		v := variable(fmt.Sprintf("v%d", i), clusterv1.JSONSchemaProps{Type: "object", XValidations: []clusterv1.ValidationRule{{Rule: "bad("}}})
@@ -220,7 +220,7 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	})
 	b.Run("cached", func(b *testing.B) {
-		c := &Cache{}
+		c := &Verdicts{}
 		warm := c.Check(classNamed("cc"))
 		warm.Validate(v, p)
 		warm.Commit()

@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 )
 
 // rolloutEvents run under a manager whose cached answers are asked again
@@ -98,7 +98,7 @@ func (r *run) answersInUse() (reconciles, calls int) {
 // refreshes counts every answer asked again, whatever the outcome.
 func refreshes() float64 {
 	total := 0.0
-	for _, outcome := range []callcache.RefreshOutcome{callcache.RefreshUnchanged, callcache.RefreshChanged, callcache.RefreshFailed} {
+	for _, outcome := range []variablescache.RefreshOutcome{variablescache.RefreshUnchanged, variablescache.RefreshChanged, variablescache.RefreshFailed} {
 		total += testutil.ToFloat64(metrics.VariablesRefreshes.WithLabelValues(string(outcome)))
 	}
 	return total
@@ -106,5 +106,5 @@ func refreshes() float64 {
 
 // unchangedRefreshes counts the answers asked again that came back the same.
 func unchangedRefreshes() float64 {
-	return testutil.ToFloat64(metrics.VariablesRefreshes.WithLabelValues(string(callcache.RefreshUnchanged)))
+	return testutil.ToFloat64(metrics.VariablesRefreshes.WithLabelValues(string(variablescache.RefreshUnchanged)))
 }

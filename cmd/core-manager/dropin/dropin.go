@@ -38,7 +38,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/responsecache"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/topologyresponses"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
@@ -359,7 +359,7 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 	// Off for every config until its user opts in, so that the drop-in
 	// calls extensions as Cluster API does unless asked otherwise. The
 	// bounds are fixed: the drop-in takes no flag Cluster API's does not.
-	responses := responsecache.New(responsecache.Options{Observer: metrics.ResponseCache{}})
+	responses := topologyresponses.New(topologyresponses.Options{Observer: metrics.ResponseCache{}})
 	sdk, err := setup.AddControllers(ctx, a.mgr, setup.Controllers{
 		RuntimeClient: rtclient.Options{
 			ClientCertFile: a.o.RuntimeExtensionClientCertFile,

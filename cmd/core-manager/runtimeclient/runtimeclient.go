@@ -20,7 +20,7 @@ import (
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/responsecache"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/topologyresponses"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
@@ -34,7 +34,7 @@ type Client struct {
 	reader ctrlclient.Reader
 	// responses answers repeated GeneratePatches and ValidateTopology
 	// calls of the configs that opted in; nil sends every call.
-	responses *responsecache.Cache
+	responses *topologyresponses.Cache
 }
 
 var _ runtimeclient.Client = &Client{}
@@ -42,7 +42,7 @@ var _ runtimeclient.Client = &Client{}
 // New wraps calls and reg; reader reads Namespace metadata. responses,
 // when not nil, answers the repeats of GeneratePatches and ValidateTopology
 // calls of the configs that opted in to it.
-func New(calls *rtclient.Client, reg *registry.Registry, reader ctrlclient.Reader, responses *responsecache.Cache) *Client {
+func New(calls *rtclient.Client, reg *registry.Registry, reader ctrlclient.Reader, responses *topologyresponses.Cache) *Client {
 	return &Client{calls: calls, registry: reg, reader: reader, responses: responses}
 }
 
@@ -254,10 +254,10 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 
 	// Cluster API's topology controller asks these hooks on every
 	// reconcile, with no cache option of its own.
-	var pending responsecache.Pending
+	var pending topologyresponses.Pending
 	if c.responses != nil {
 		var hit bool
-		pending, hit = c.responses.Lookup(responsecache.Call{
+		pending, hit = c.responses.Lookup(topologyresponses.Call{
 			Handler: h.Name, ExtensionConfig: h.ExtensionConfig, Fingerprint: h.Fingerprint, Settings: h.Settings,
 		}, request, response)
 		if hit {

@@ -21,8 +21,8 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
@@ -35,7 +35,7 @@ type HookCaller interface {
 }
 
 // VariablesCache is the call cache for DiscoverVariables answers.
-type VariablesCache = callcache.Cache[[]clusterv1.ClusterClassVariable]
+type VariablesCache = variablescache.Cache[[]clusterv1.ClusterClassVariable]
 
 // Reconciler reconciles ClusterClasses.
 type Reconciler struct {
@@ -50,7 +50,7 @@ type Reconciler struct {
 	// Cache collapses identical calls.
 	Cache *VariablesCache
 	// Schemas validates variable schemas, once per distinct schema in use.
-	Schemas *variableschema.Cache
+	Schemas *variableschema.Verdicts
 	// WatchFilterValue, when set, leaves every ClusterClass not labelled
 	// cluster.x-k8s.io/watch-filter with this value to another manager.
 	WatchFilterValue string

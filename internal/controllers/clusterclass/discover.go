@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -68,14 +68,14 @@ func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, pa
 			response := &runtimehooksv1.DiscoverVariablesResponse{}
 			timeout := time.Duration(handler.TimeoutSeconds) * time.Second
 			err := r.Caller.Call(ctx, handler.ClientConfig, handler.Hook, handler.HandlerName, timeout, handler.Settings, request, response)
-			metrics.ObserveCall("DiscoverVariables", handler.Name, callOutcome(callcache.Called, err), started)
+			metrics.ObserveCall("DiscoverVariables", handler.Name, callOutcome(variablescache.Called, err), started)
 			if err != nil {
 				return nil, err
 			}
 			return response.Variables, nil
 		})
 	ctrl.LoggerFrom(ctx).V(4).Info("discover variables", "handler", handler.Name, "outcome", outcome)
-	if outcome != callcache.Called {
+	if outcome != variablescache.Called {
 		metrics.ObserveCall("DiscoverVariables", handler.Name, callOutcome(outcome, err), started)
 	}
 	metrics.VariablesCacheEntries.Set(float64(r.Cache.Len()))
@@ -87,13 +87,13 @@ func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, pa
 	return vars, nil
 }
 
-func callOutcome(outcome callcache.Outcome, err error) string {
+func callOutcome(outcome variablescache.Outcome, err error) string {
 	switch {
-	case outcome == callcache.Hit:
+	case outcome == variablescache.Hit:
 		return metrics.CallCacheHit
-	case outcome == callcache.Shared:
+	case outcome == variablescache.Shared:
 		return metrics.CallShared
-	case outcome == callcache.FailureShared:
+	case outcome == variablescache.FailureShared:
 		return metrics.CallFailureShared
 	case err != nil:
 		return metrics.CallError

@@ -14,9 +14,9 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
@@ -44,8 +44,8 @@ func newDiscoveryUnderTest(t *testing.T, config runtimev1.ClientConfig, policy r
 		Caller: caller,
 		// A failure stands in for calls for a nanosecond only, so the
 		// next reconcile calls again.
-		Cache:   callcache.New[[]clusterv1.ClusterClassVariable](callcache.Options{FailureBackoff: time.Nanosecond}),
-		Schemas: &variableschema.Cache{},
+		Cache:   variablescache.New[[]clusterv1.ClusterClassVariable](variablescache.Options{FailureBackoff: time.Nanosecond}),
+		Schemas: &variableschema.Verdicts{},
 	}
 	const configName = "ext"
 	handler := registry.Handler{

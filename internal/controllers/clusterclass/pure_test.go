@@ -14,7 +14,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 )
 
@@ -121,16 +121,16 @@ func TestMergeVariables(t *testing.T) {
 func TestCallOutcome(t *testing.T) {
 	failed := errors.New("boom")
 	tests := []struct {
-		outcome callcache.Outcome
+		outcome variablescache.Outcome
 		err     error
 		want    string
 	}{
-		{callcache.Called, nil, metrics.CallSuccess},
-		{callcache.Called, failed, metrics.CallError},
-		{callcache.Hit, nil, metrics.CallCacheHit},
-		{callcache.Shared, nil, metrics.CallShared},
-		{callcache.Shared, failed, metrics.CallShared},
-		{callcache.FailureShared, failed, metrics.CallFailureShared},
+		{variablescache.Called, nil, metrics.CallSuccess},
+		{variablescache.Called, failed, metrics.CallError},
+		{variablescache.Hit, nil, metrics.CallCacheHit},
+		{variablescache.Shared, nil, metrics.CallShared},
+		{variablescache.Shared, failed, metrics.CallShared},
+		{variablescache.FailureShared, failed, metrics.CallFailureShared},
 	}
 	for _, tt := range tests {
 		if got := callOutcome(tt.outcome, tt.err); got != tt.want {
@@ -250,7 +250,7 @@ func TestVariableSourceCheck(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		schemas := (&variableschema.Cache{}).Check(types.NamespacedName{Namespace: "ns", Name: "cc"})
+		schemas := (&variableschema.Verdicts{}).Check(types.NamespacedName{Namespace: "ns", Name: "cc"})
 		got := tt.src.check(schemas)
 		ok := len(got) == len(tt.want)
 		for i := 0; ok && i < len(got); i++ {

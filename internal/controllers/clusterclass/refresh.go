@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 )
 
 // RefreshIntervalFor is how often to look for answers due for a refresh
@@ -57,10 +57,10 @@ func (f *refresher) Start(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-ticker.C:
-			outcomes := map[callcache.RefreshOutcome]int{}
+			outcomes := map[variablescache.RefreshOutcome]int{}
 			// Counted per call, as each returns: the calls an extension
 			// served and the refreshes counted agree but for one in flight.
-			f.cache.RefreshEach(ctx, func(outcome callcache.RefreshOutcome) {
+			f.cache.RefreshEach(ctx, func(outcome variablescache.RefreshOutcome) {
 				metrics.VariablesRefreshes.WithLabelValues(string(outcome)).Inc()
 				outcomes[outcome]++
 			})

@@ -21,7 +21,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/responsecache"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/topologyresponses"
 )
 
 // topologyExtension is a Cluster API server library extension whose
@@ -101,7 +101,7 @@ func TestResponseCache_AnswersServerLibraryRepeatsOnceAndAsTheExtensionWould(t *
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	responses := responsecache.New(responsecache.Options{})
+	responses := topologyresponses.New(topologyresponses.Options{})
 	cached := runtimeclient.New(calls, registry.New(), nil, responses)
 	// The same extension, never cached: what it answers each request.
 	direct := runtimeclient.New(calls, registry.New(), nil, nil)

@@ -1,4 +1,4 @@
-// Command callcachememory asks one extension's DiscoverVariables handler
+// Command variablescachememory asks one extension's DiscoverVariables handler
 // with distinct settings, one request after another, through the runtime
 // client and the variables cache as the ClusterClass controller does, and
 // reports what the cache holds. Its test builds it without the race
@@ -36,9 +36,9 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 )
 
@@ -76,16 +76,16 @@ func main() {
 	caFile := flag.String("ca", "", "file of the PEM CA that signed the extension's certificate")
 	handlerName := flag.String("handler", "", "the DiscoverVariables handler's discovered name")
 	answers := flag.Int("answers", 40, "distinct requests to make, one after another")
-	maxBytes := flag.Int64("max-bytes", 0, "the cache's byte bound: 0 is callcache.DefaultMaxBytes, and a negative value none")
+	maxBytes := flag.Int64("max-bytes", 0, "the cache's byte bound: 0 is variablescache.DefaultMaxBytes, and a negative value none")
 	flag.Parse()
 
 	report, cache, err := run(*url, *caFile, *handlerName, *answers, *maxBytes)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "callcachememory:", err)
+		fmt.Fprintln(os.Stderr, "variablescachememory:", err)
 		os.Exit(1)
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(report); err != nil {
-		fmt.Fprintln(os.Stderr, "callcachememory:", err)
+		fmt.Fprintln(os.Stderr, "variablescachememory:", err)
 		os.Exit(1)
 	}
 	// The test reads the resident memory now; the cache must still hold
@@ -94,7 +94,7 @@ func main() {
 	runtime.KeepAlive(cache)
 }
 
-func run(url, caFile, handlerName string, answers int, maxBytes int64) (Report, *callcache.Cache[[]clusterv1.ClusterClassVariable], error) {
+func run(url, caFile, handlerName string, answers int, maxBytes int64) (Report, *variablescache.Cache[[]clusterv1.ClusterClassVariable], error) {
 	ctx := context.Background()
 	ca, err := os.ReadFile(caFile)
 	if err != nil {
@@ -102,7 +102,7 @@ func run(url, caFile, handlerName string, answers int, maxBytes int64) (Report, 
 	}
 	report := Report{MaxBytes: maxBytes, Answers: answers}
 	if maxBytes == 0 {
-		report.MaxBytes = callcache.DefaultMaxBytes
+		report.MaxBytes = variablescache.DefaultMaxBytes
 	}
 	if maxBytes < 0 {
 		report.MaxBytes = math.MaxInt64
@@ -116,7 +116,7 @@ func run(url, caFile, handlerName string, answers int, maxBytes int64) (Report, 
 		return Report{}, nil, err
 	}
 	// As internal/setup makes it, but for the bound under test.
-	cache := callcache.New[[]clusterv1.ClusterClassVariable](callcache.Options{
+	cache := variablescache.New[[]clusterv1.ClusterClassVariable](variablescache.Options{
 		MaxBytes: report.MaxBytes,
 		Equal:    func(a, b any) bool { return equality.Semantic.DeepEqual(a, b) },
 		Oversize: func(string, int64) { report.Oversize++ },
@@ -136,12 +136,12 @@ func run(url, caFile, handlerName string, answers int, maxBytes int64) (Report, 
 		if err != nil {
 			return Report{}, nil, fmt.Errorf("request %d: %w", i, err)
 		}
-		if outcome != callcache.Called {
+		if outcome != variablescache.Called {
 			return Report{}, nil, fmt.Errorf("request %d: outcome %s, want a call: the settings are distinct", i, outcome)
 		}
 		if i == 0 {
 			report.Variables = len(vars)
-			report.AnswerWeight = callcache.Retained(vars)
+			report.AnswerWeight = variablescache.Retained(vars)
 		} else if len(vars) != report.Variables {
 			return Report{}, nil, fmt.Errorf("request %d: %d variables, the first had %d", i, len(vars), report.Variables)
 		}

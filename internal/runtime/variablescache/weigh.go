@@ -1,4 +1,4 @@
-package callcache
+package variablescache
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package responsecache
+package topologyresponses
 
 import (
 	"container/list"

@@ -1,7 +1,9 @@
-// Package responsecache answers repeated GeneratePatches and
-// ValidateTopology calls from memory, for the ExtensionConfigs whose user
-// opted in (extensionconfig.ResponseCacheMaxAgeAnnotation, whose max age
-// the ExtensionConfig controller passes to SetMaxAge).
+// Package topologyresponses holds the answers of the topology hooks that
+// Cluster API calls on every topology reconcile, GeneratePatches and
+// ValidateTopology, and answers their repeats from memory, for the
+// ExtensionConfigs whose user opted in
+// (extensionconfig.ResponseCacheMaxAgeAnnotation, whose max age the
+// ExtensionConfig controller passes to SetMaxAge).
 //
 // Cluster API's topology controller calls these hooks for every external
 // patch on every topology reconcile, and its runtime client keeps nothing:
@@ -25,4 +27,4 @@
 // Caching is off unless asked for. Cluster API requires a deterministic
 // answer for a given request but lets an extension read external data, so
 // only the user who knows the extension can say how long an answer holds.
-package responsecache
+package topologyresponses

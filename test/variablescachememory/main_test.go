@@ -19,8 +19,8 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/callcache"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
@@ -98,7 +98,7 @@ func TestMemory_FortyAnswersOf25MiBStayWithinTheByteBound(t *testing.T) {
 	}
 
 	// Side by side, each a process of its own: memory is each one's.
-	bound := int64(callcache.DefaultMaxBytes)
+	bound := int64(variablescache.DefaultMaxBytes)
 	var with, without measured
 	t.Run("runs", func(t *testing.T) {
 		t.Run("with the bound", func(t *testing.T) {
@@ -118,7 +118,7 @@ func TestMemory_FortyAnswersOf25MiBStayWithinTheByteBound(t *testing.T) {
 	inFlight := int64(len(body)) + with.AnswerWeight
 	t.Logf("%d answers of %.1f MiB of JSON, %d variables each, weighing %.1f MiB each decoded (%.2f times the JSON)",
 		answers, float64(len(body))/MiB, with.Variables, float64(with.AnswerWeight)/MiB, float64(with.AnswerWeight)/float64(len(body)))
-	t.Logf("bound %d MiB (callcache.DefaultMaxBytes); overhead at rest %d MiB, at peak %d MiB (baseline %d MiB, measured %.1f MiB before the first call)",
+	t.Logf("bound %d MiB (variablescache.DefaultMaxBytes); overhead at rest %d MiB, at peak %d MiB (baseline %d MiB, measured %.1f MiB before the first call)",
 		bound/MiB, restOverhead(bound)/MiB, peakOverhead(bound, inFlight)/MiB, baseline/MiB, float64(with.BaselineResident)/MiB)
 	for _, r := range []struct {
 		name string
@@ -206,7 +206,7 @@ func runProgram(t *testing.T, binary, url, caFile string, maxBytes int64) measur
 // answerBody is a successful DiscoverVariablesResponse of at least size
 // bytes of JSON: variables of twenty typed, described properties, each with
 // an enum, a default and a bound, as extensions write them (decoded, about
-// 3.2 times their JSON; see callcache.Retained).
+// 3.2 times their JSON; see variablescache.Retained).
 func answerBody(t *testing.T, size int) []byte {
 	t.Helper()
 	props := map[string]clusterv1.JSONSchemaProps{}

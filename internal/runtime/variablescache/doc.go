@@ -1,5 +1,5 @@
-// Package callcache collapses Runtime Extension calls whose answer cannot
-// differ.
+// Package variablescache holds DiscoverVariables answers: it collapses
+// Runtime Extension calls whose answer cannot differ.
 //
 // A DiscoverVariables answer depends only on the handler's registration
 // (captured by its registry fingerprint) and the effective settings of the
@@ -25,9 +25,9 @@
 // answer heavier than the whole byte bound goes to its callers but is not
 // stored, and Options.Oversize hears of it.
 //
-// One seam a file: callcache.go is the front (GetFor, Forget, the
+// One seam a file: cache.go is the front (GetFor, Forget, the
 // shared flight), store.go the entries, their age order and the bounds,
 // weigh.go what an answer holds in memory, backoff.go the failures that
 // stand in for calls, users.go who got which answer, and refresh.go asking
 // the answers in use again.
-package callcache
+package variablescache

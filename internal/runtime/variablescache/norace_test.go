@@ -1,6 +1,6 @@
 //go:build !race
 
-package callcache
+package variablescache
 
 // raceEnabled: this test binary runs under the race detector.
 const raceEnabled = false

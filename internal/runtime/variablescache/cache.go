@@ -1,4 +1,4 @@
-package callcache
+package variablescache
 
 import (
 	"context"
@@ -25,7 +25,7 @@ const DefaultMaxEntries = 10_000
 // Retained), 100 MiB. 128 MiB holds one such answer whole, or thousands of
 // ordinary ones, and even with the garbage collector's headroom (at GOGC=100
 // the heap grows to twice what is live) leaves room under the 512 MiB
-// memory limit config/manager sets. test/callcachememory measures a
+// memory limit config/manager sets. test/variablescachememory measures a
 // process asking forty 25 MiB answers under this bound: about 165 MiB
 // resident at rest and 460 MiB at its peak, most of that the answer in
 // flight and the collector's headroom; 3.5 GiB at rest without it.
