@@ -237,14 +237,14 @@ clean-local: ## Wipe the local control plane's data directory.
 LINT_MODULES := . cmd/core-manager
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, errcheck, Cluster API's import aliases, ...) on each Go module; make test runs it first.
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, errcheck, Cluster API's import aliases, ...) on each Go module; make test runs it once the binaries are built, whose compiled packages its type checking then finds in the build cache.
 	@for module in $(LINT_MODULES); do \
 		echo "golangci-lint in $$module"; \
 		(cd $$module && $(GOLANGCI_LINT) run ./...) || exit 1; \
 	done
 
 .PHONY: test
-test: lint tools capi-baseline capi-providers core-manager verify-generate ## Run every test (unit, envtest, the differential tests against Cluster API's own manager, and Cluster API's provisioning flow with its own providers under the drop-in) with the race detector.
+test: tools capi-baseline capi-providers core-manager verify-generate lint ## Run every test (unit, envtest, the differential tests against Cluster API's own manager, and Cluster API's provisioning flow with its own providers under the drop-in) with the race detector.
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi
