@@ -7,8 +7,8 @@ import (
 )
 
 // The drop-in links nothing of this repository's tests' or tools' wings
-// (depstest.NotShipped: internal/test/, test/, and the local control plane
-// in internal/localcluster and internal/toolbin). Unlike the controller it
+// (depstest.NotShipped: internal/test/, where the local control plane and the
+// sample extension are, and test/). Unlike the controller it
 // links `testing`, as Cluster API's own manager does, through Cluster API's
 // util/conversion and client-go's fakes.
 func TestBinary_LinksNothingUnderTestFolders(t *testing.T) {

@@ -9,13 +9,13 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/loadtest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/localclustertest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
 // controllerUser is the user each measured controller runs as, so that the

@@ -12,8 +12,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
 )
 
 // startToolCluster starts the fresh local control plane a load or drill run

@@ -9,8 +9,8 @@ import (
 
 // The controller binary links what it runs and nothing of the tests' or
 // tools' wings: folders draw the line (depstest.NotShipped: internal/test/
-// holds test helpers, test/ tools and harnesses, internal/localcluster and
-// internal/toolbin the local control plane rsc-dev and the tests start),
+// holds test helpers, the local control plane and the sample extension
+// among them, and test/ tools and harnesses),
 // and it links no `testing` at all.
 func TestBinary_LinksNothingUnderTestFolders(t *testing.T) {
 	linked := depstest.Linked(t, depstest.Module+"internal/controllers/clusterclass")

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 )
 
 // replica is one manager process and the moment it became leader.

@@ -1,7 +1,7 @@
 // Command sample-extension runs a Cluster API Runtime Extension for load runs
 // and manual tests: Discovery, DiscoverVariables, GeneratePatches and
 // ValidateTopology over HTTPS, as served by package
-// internal/sampleextension.
+// internal/test/sampleextension.
 //
 // Without --cert-file and --key-file it generates a CA and a serving
 // certificate for --hosts, and writes the CA to --ca-out for an

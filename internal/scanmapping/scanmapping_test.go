@@ -12,7 +12,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
 )
 
 var env *apiservertest.Env

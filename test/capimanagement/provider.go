@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 // endpoint is one process's ports on 127.0.0.1 and certificate directory.

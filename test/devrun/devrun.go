@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 // Options configure one launch.

@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 )
 
 func TestPointAtExtension_RewritesOnlyTheURLsItIsGiven(t *testing.T) {

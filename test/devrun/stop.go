@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 )
 
 // stopLogged stops one child process and says so before and once it is

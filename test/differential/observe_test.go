@@ -11,10 +11,10 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
 // event is one change to an ExtensionConfig, applied the same way under

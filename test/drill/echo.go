@@ -11,7 +11,7 @@ import (
 
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
 )
 
 // revisionSetting is the key of an ExtensionConfig's spec.settings the

@@ -17,9 +17,9 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
 )
 
 // tierLabel splits the drill's namespaces in two; configs with a selector

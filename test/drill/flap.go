@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 )
 
 // FlapOptions shape the flapping-extension drill.

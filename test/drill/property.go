@@ -11,9 +11,9 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 )
 
 // PropertyOptions shape the property drill.

@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 )
 
 // round makes one round's events, waits until the controller is quiet and

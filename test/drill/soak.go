@@ -13,7 +13,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
 )
 
 // SoakOptions shape the soak.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/drill"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 )
 
 // Controller is the controller a run measures: ours in this process, ours

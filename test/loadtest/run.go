@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
 // Options configure one run.

@@ -8,7 +8,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
 )
 
 // staleClasses counts the ClusterClasses whose status is not what the

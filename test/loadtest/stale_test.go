@@ -6,7 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
 )
 
 func TestStatusIsCurrent_ComparesTheConditionAndEveryVariableWithItsSource(t *testing.T) {

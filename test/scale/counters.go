@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 )
 

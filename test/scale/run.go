@@ -19,9 +19,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/quiet"
 )
 
 // Variant is one manager a run goes under.

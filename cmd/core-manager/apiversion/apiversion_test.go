@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
 )
 
 var env *apiservertest.Env

@@ -16,8 +16,8 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/contract"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
 // waitRefVersions waits for RefVersionsUpToDate with status and reason.

@@ -11,10 +11,9 @@ import (
 const Module = "github.com/runtime-sdk-controller/runtime-sdk-controller/"
 
 // NotShipped are the folders of this module no shipped binary links:
-// helpers for tests (internal/test), tools and harnesses (test), and the
-// local control plane and the binaries it runs (internal/localcluster,
-// internal/toolbin), which only tools and tests start.
-var NotShipped = []string{"internal/test", "test", "internal/localcluster", "internal/toolbin"}
+// helpers for tests (internal/test: the sample extension and the local
+// control plane among them) and tools and harnesses (test).
+var NotShipped = []string{"internal/test", "test"}
 
 // Linked returns the packages `go list -deps` lists for the package in the
 // current directory. It fails t unless they include want, a package the

@@ -12,11 +12,11 @@ func TestUnshipped_NamesPackagesUnderTheFoldersAndNoOthers(t *testing.T) {
 	}{
 		{Module + "internal/test/polltest", true},
 		{Module + "test/loadtest", true},
-		{Module + "internal/localcluster", true},
-		{Module + "internal/toolbin", true},
+		{Module + "internal/test/localcluster", true},
+		{Module + "internal/test/sampleextension", true},
 		// A folder's name is matched whole, not as a prefix of another's.
 		{Module + "internal/testing", false},
-		{Module + "internal/localclusterconfig", false},
+		{Module + "testdata/fixture", false},
 		{Module + "internal/controllers/clusterclass", false},
 		{Module + "cmd/core-manager/dropin", false},
 		// Another module's test folders are its own business.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 )
 
 // StartWithProjectCRDs starts a control plane, as Start does, that serves

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 )
 
 func TestSelfSignedCertificate_ServingCertificateVerifiesForEachHostAgainstTheCA(t *testing.T) {

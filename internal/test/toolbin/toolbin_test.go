@@ -69,8 +69,8 @@ func TestDir_FindsBinAtTheProjectRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// This test runs in internal/toolbin, two levels below the root.
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	// This test runs in internal/test/toolbin, three levels below the root.
+	root, _ := filepath.Abs(filepath.Join("..", "..", ".."))
 	if got != filepath.Join(root, "bin") {
 		t.Fatalf("Dir() = %s, want %s", got, filepath.Join(root, "bin"))
 	}

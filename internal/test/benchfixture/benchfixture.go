@@ -10,9 +10,9 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/minimalclass"
 )
 
 // TierLabel splits namespaces into tiers "a" and "b"; an ExtensionConfig

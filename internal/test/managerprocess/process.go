@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
 )
 
 // Options start one manager process.

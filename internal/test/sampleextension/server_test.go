@@ -15,7 +15,7 @@ import (
 	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 )
 
 func TestDefaultHandlers_AdvertiseTheTopologyHooksWithTimeoutTenAndPolicyFail(t *testing.T) {
