@@ -144,9 +144,9 @@ build: ## Build the manager binary into bin/.
 	$(GO) build -o $(MANAGER) ./cmd/runtime-sdk-controller
 
 .PHONY: build-dev
-build-dev: ## Build bin/rsc-dev, the launcher `make run` starts, and bin/sample-extension.
-	$(GO) build -o $(DEV) ./cmd/rsc-dev
-	$(GO) build -o $(SAMPLE_EXTENSION) ./cmd/sample-extension
+build-dev: ## Build bin/rsc-dev, the launcher `make run` starts, and bin/sample-extension (both in the lab's module, test/).
+	cd test && $(GO) build -o $(DEV) ./cmd/rsc-dev
+	cd test && $(GO) build -o $(SAMPLE_EXTENSION) ./cmd/sample-extension
 
 .PHONY: run
 run: run-plan tools capi-providers core-manager build build-dev ## Start a Cluster API management cluster on the local control plane with the drop-in (bin/core-manager) as its core manager, Cluster API's CABPK, KCP, in-memory provider and test extension, and the sample extension; apply examples/ (a Cluster among them) and print what the drop-in does whenever it changes (started afresh in .local/management each time); ARGS adds rsc-dev flags, and flags after -- go to the core manager.
@@ -173,7 +173,7 @@ IMAGE := $(BIN)/runtime-sdk-controller-image.tar
 .PHONY: image
 image: ## Write the controller's image, runtime-sdk-controller:latest as config/manager names it, to bin/runtime-sdk-controller-image.tar (an OCI layout archive: static binary, CA certificates, non-root user, no shell); no Docker needed. Load it with docker load -i, or crane push it.
 	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -o $(BIN)/linux/runtime-sdk-controller ./cmd/runtime-sdk-controller
-	$(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
+	cd test && $(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
 	$(BIN)/rsc-image --binary $(BIN)/linux/runtime-sdk-controller --out $(IMAGE)
 
 CORE_MANAGER := $(BIN)/core-manager
@@ -188,12 +188,12 @@ CORE_MANAGER_IMAGE := $(BIN)/core-manager-image.tar
 .PHONY: core-manager-image
 core-manager-image: ## Write the drop-in core manager's image, core-manager:latest as config/core-manager names it, to bin/core-manager-image.tar: the binary at /manager, where Cluster API's Deployment runs it.
 	cd cmd/core-manager && CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -o $(BIN)/linux/core-manager .
-	$(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
+	cd test && $(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
 	$(BIN)/rsc-image --binary $(BIN)/linux/core-manager --path-in-image /manager --title core-manager --tag core-manager:latest --out $(CORE_MANAGER_IMAGE)
 
 .PHONY: build-bench
-build-bench: ## Build bin/rsc-bench, the load tool and the drills.
-	$(GO) build -o $(BENCH) ./cmd/rsc-bench
+build-bench: ## Build bin/rsc-bench, the load tool and the drills (in the lab's module, test/).
+	cd test && $(GO) build -o $(BENCH) ./cmd/rsc-bench
 
 .PHONY: loadtest
 loadtest: tools build-bench ## Run the load tool (seed and scale at N=1000) on a fresh local control plane; LOADTEST_ARGS adds flags.
@@ -212,8 +212,8 @@ E2E_REPORT := docs/e2e/flow.md
 .PHONY: compare-flow
 compare-flow: tools capi-baseline capi-providers core-manager ## Run Cluster API's provisioning flow (test extension, CABPK, KCP, in-memory provider) under the drop-in and then under Cluster API's own manager, each on a fresh control plane, compare them and write the figures to docs/e2e/flow.md.
 	@mkdir -p $(dir $(E2E_REPORT))
-	RSC_BIN_DIR="$(BIN)" RSC_E2E_MANAGERS=core-manager,capi-baseline RSC_E2E_REPORT="$(ROOT)/$(E2E_REPORT)" \
-		$(GO) test -count=1 -timeout 40m -v -run TestFlow_ ./test/e2e/
+	cd test && RSC_BIN_DIR="$(BIN)" RSC_E2E_MANAGERS=core-manager,capi-baseline RSC_E2E_REPORT="$(ROOT)/$(E2E_REPORT)" \
+		$(GO) test -count=1 -timeout 40m -v -run TestFlow_ ./e2e/
 
 # The scale run's report; SCALE_ARGS="--clusters 50 --out docs/scale/n50.md"
 # sets the size and where it goes.
@@ -233,8 +233,9 @@ clean-local: ## Wipe the local control plane's data directory.
 
 ##@ Test
 
-# The Go modules `make lint` checks, each with the one .golangci.yml at the root.
-LINT_MODULES := . cmd/core-manager
+# The Go modules `make lint` checks, each with the one .golangci.yml at the root:
+# the product, the drop-in and the lab.
+LINT_MODULES := . cmd/core-manager test
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, errcheck, Cluster API's import aliases, ...) on each Go module; make test runs it once the binaries are built, whose compiled packages its type checking then finds in the build cache.
@@ -253,6 +254,9 @@ test: tools capi-baseline capi-providers core-manager verify-generate lint ## Ru
 	RSC_BIN_DIR="$(BIN)" $(GO) test -race -timeout 30m $(TEST_FLAGS) ./...
 	# The drop-in core manager is its own module (it links Cluster API).
 	cd cmd/core-manager && $(GO) vet ./... && RSC_BIN_DIR="$(BIN)" $(GO) test -race $(TEST_FLAGS) ./...
+	# The lab is its own module too: the tools, the harnesses and the tests
+	# that run the shipped binaries beside Cluster API's own manager.
+	cd test && $(GO) vet ./... && RSC_BIN_DIR="$(BIN)" $(GO) test -race -timeout 30m $(TEST_FLAGS) ./...
 
 FUZZTIME ?= 60s
 # Fuzz targets as package:target; `make fuzz` runs each for FUZZTIME.

@@ -253,22 +253,5 @@ func webhookCertDir() (string, error) {
 // (CI=true), where `make test` must have built it.
 func Require(t testing.TB) string {
 	t.Helper()
-	return RequireWith(t, Check)
-}
-
-// RequireWith is Require with check for what must be in the tool
-// directory, for tests that need more than the baseline.
-func RequireWith(t testing.TB, check func(binDir string) error) string {
-	t.Helper()
-	binDir, err := toolbin.Dir()
-	if err == nil {
-		err = check(binDir)
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: %v", err)
-		}
-		t.Skipf("%v", err)
-	}
-	return binDir
+	return toolbin.Require(t, Check)
 }

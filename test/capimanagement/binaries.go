@@ -48,7 +48,7 @@ func Check(binDir string) error {
 // where `make test` must have built them.
 func Require(t testing.TB) string {
 	t.Helper()
-	return capibaseline.RequireWith(t, func(binDir string) error {
+	return toolbin.Require(t, func(binDir string) error {
 		if err := toolbin.CheckAll(binDir, toolbin.Etcd, toolbin.KubeAPIServer); err != nil {
 			return err
 		}

@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/yamlobjects"
 )
@@ -17,7 +17,7 @@ import (
 // for the patches and the upgrade plan's handler, as their comments say:
 // what the in-memory provider is tested with, not a look-alike.
 func TestExamples_AreClusterAPIsInMemoryTemplatesAndClass(t *testing.T) {
-	binDir := capibaseline.RequireWith(t, capimanagement.Check)
+	binDir := toolbin.Require(t, capimanagement.Check)
 	theirs := map[string]*unstructured.Unstructured{}
 	objects, err := yamlobjects.ReadFile(capimanagement.TemplatePath(binDir, capimanagement.ClusterClassTemplate))
 	if err != nil {

@@ -38,7 +38,10 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binary = filepath.Join(dir, "runtime-sdk-controller")
-	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/runtime-sdk-controller").CombinedOutput(); err != nil {
+	// Built in the product's module, so that it links what make build links.
+	buildController := exec.Command("go", "build", "-o", binary, "./cmd/runtime-sdk-controller")
+	buildController.Dir = "../.."
+	if out, err := buildController.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build the controller: %v\n%s", err, out)
 		return 1
 	}

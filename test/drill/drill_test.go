@@ -52,7 +52,10 @@ func run(m *testing.M) int {
 	if raceEnabled {
 		build = append(build, "-race")
 	}
-	if out, err := exec.Command("go", append(build, "../../cmd/runtime-sdk-controller")...).CombinedOutput(); err != nil {
+	// Built in the product's module, so that it links what make build links.
+	buildCmd := exec.Command("go", append(build, "./cmd/runtime-sdk-controller")...)
+	buildCmd.Dir = "../.."
+	if out, err := buildCmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build the controller: %v\n%s", err, out)
 		return 1
 	}

@@ -1,13 +1,15 @@
 package cmdline
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 )
 
 // flagLine is one flag in pflag's usage: its name, its type (none for a
@@ -31,7 +33,12 @@ func parseUsage(usage string) map[string]flagSpec {
 func typeNamed(kind string) bool { return kind == "" || (kind[0] >= 'a' && kind[0] <= 'z') }
 
 func TestNewFlagSet_TakesEveryFlagOfClusterAPIsCoreManagerWithItsTypeAndDefault(t *testing.T) {
-	binDir := capibaseline.Require(t)
+	binDir := toolbin.Require(t, func(binDir string) error {
+		if _, err := os.Stat(filepath.Join(binDir, "capi-baseline")); err != nil {
+			return fmt.Errorf("%w: build it with `make capi-baseline`", err)
+		}
+		return nil
+	})
 	out, _ := exec.Command(filepath.Join(binDir, "capi-baseline"), "--help").CombinedOutput()
 	theirs := parseUsage(string(out))
 	if len(theirs) < 50 {

@@ -1,4 +1,4 @@
-package e2e
+package coremanager
 
 import (
 	"encoding/json"
@@ -42,7 +42,10 @@ func installedDeployment(t *testing.T) *appsv1.Deployment {
 // drop-in links, sits in the module cache.
 func clusterAPIModuleDir(t *testing.T) string {
 	t.Helper()
-	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
+	// Cluster API's module as the drop-in links it, from the drop-in's module.
+	list := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api")
+	list.Dir = "../../../cmd/core-manager"
+	dir, err := list.Output()
 	if err != nil {
 		t.Fatalf("find Cluster API's module: %v", err)
 	}

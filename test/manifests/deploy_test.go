@@ -1,4 +1,4 @@
-package config
+package manifests
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ const (
 // render builds config/default with kustomize, as `kustomize build` would.
 func render(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), "default")
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), "../../config/default")
 	if err != nil {
 		t.Fatalf("kustomize build config/default: %v", err)
 	}

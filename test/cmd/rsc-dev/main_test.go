@@ -21,7 +21,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
@@ -100,7 +99,7 @@ var linked = []string{
 // controller (for who-uses) from this tree into it.
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	tools := capibaseline.RequireWith(t, func(dir string) error {
+	tools := toolbin.Require(t, func(dir string) error {
 		if err := toolbin.CheckAll(dir, toolbin.Etcd, toolbin.KubeAPIServer); err != nil {
 			return err
 		}
@@ -117,10 +116,10 @@ func newRig(t *testing.T) *rig {
 			t.Fatal(err)
 		}
 	}
-	for _, pkg := range []string{".", "../sample-extension", "../runtime-sdk-controller"} {
+	for _, pkg := range []string{".", "../sample-extension", "../../../cmd/runtime-sdk-controller"} {
 		proctest.Build(t, pkg, r.binDir)
 	}
-	copyDir(t, "../../examples", r.examples)
+	copyDir(t, "../../../examples", r.examples)
 	r.extension, r.admin = freeAddress(t), freeAddress(t)
 	port, err := localcluster.FreePort()
 	if err != nil {

@@ -1,4 +1,4 @@
-package e2e
+package coremanager
 
 import (
 	"errors"
@@ -24,7 +24,8 @@ func TestMain(m *testing.M) {
 	}
 	coreManager = filepath.Join(dir, name)
 	build := exec.Command("go", "build", "-o", coreManager, ".")
-	build.Dir = ".."
+	// The drop-in is a module of its own, built in its directory.
+	build.Dir = "../../../cmd/core-manager"
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build %s: %v\n%s", name, err, out)
 		os.RemoveAll(dir)

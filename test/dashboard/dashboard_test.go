@@ -1,4 +1,4 @@
-package grafana
+package dashboard
 
 import (
 	"context"
@@ -39,7 +39,7 @@ type dashboard struct {
 var grafanaVariables = regexp.MustCompile(`\$__rate_interval|\$__interval|\$__range`)
 
 func TestDashboard_EveryQueryParsesAndNamesOnlyExportedMetrics(t *testing.T) {
-	data, err := os.ReadFile("runtime-sdk-controller.json")
+	data, err := os.ReadFile("../../config/grafana/runtime-sdk-controller.json")
 	if err != nil {
 		t.Fatal(err)
 	}
