@@ -51,7 +51,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{zap: zap.Options{Development: false}}
 	// No webhook runs with this controller to default a nil
 	// namespaceSelector to {}: nil reads as the API documents it.
-	o.manager.NilSelector = registration.NilAdmitsAll
+	o.manager.Controllers.NilSelector = registration.NilAdmitsAll
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.manager.MetricsBindAddress, "metrics-bind-address", ":8443", "Address the Prometheus metrics endpoint binds to; 0 disables it.")
@@ -63,18 +63,18 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.manager.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "How long a non-leader waits before it may take over the Lease.")
 	fs.DurationVar(&o.manager.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "How long the leader keeps trying to renew before it gives up leadership.")
 	fs.DurationVar(&o.manager.RetryPeriod, "leader-election-retry-period", 2*time.Second, "How often leader election is retried.")
-	fs.DurationVar(&o.manager.RediscoveryInterval, "rediscovery-interval", extensionconfig.DefaultRediscoveryInterval, "How often a discovered ExtensionConfig is discovered again.")
-	fs.DurationVar(&o.manager.RuntimeClient.DiscoveryTimeout, "discovery-timeout", rtclient.DefaultTimeout, "Timeout of a Discovery call.")
-	fs.Int64Var(&o.manager.RuntimeClient.MaxResponseBytes, "max-response-bytes", rtclient.DefaultMaxResponseBytes, "Largest response body accepted from a Runtime Extension.")
-	fs.StringVar(&o.manager.RuntimeClient.ClientCertFile, "runtime-client-cert-file", "", "Client certificate presented to Runtime Extensions (optional, with --runtime-client-key-file).")
-	fs.StringVar(&o.manager.RuntimeClient.ClientKeyFile, "runtime-client-key-file", "", "Key of --runtime-client-cert-file.")
+	fs.DurationVar(&o.manager.Controllers.RediscoveryInterval, "rediscovery-interval", extensionconfig.DefaultRediscoveryInterval, "How often a discovered ExtensionConfig is discovered again.")
+	fs.DurationVar(&o.manager.Controllers.RuntimeClient.DiscoveryTimeout, "discovery-timeout", rtclient.DefaultTimeout, "Timeout of a Discovery call.")
+	fs.Int64Var(&o.manager.Controllers.RuntimeClient.MaxResponseBytes, "max-response-bytes", rtclient.DefaultMaxResponseBytes, "Largest response body accepted from a Runtime Extension.")
+	fs.StringVar(&o.manager.Controllers.RuntimeClient.ClientCertFile, "runtime-client-cert-file", "", "Client certificate presented to Runtime Extensions (optional, with --runtime-client-key-file).")
+	fs.StringVar(&o.manager.Controllers.RuntimeClient.ClientKeyFile, "runtime-client-key-file", "", "Key of --runtime-client-cert-file.")
 	fs.BoolVar(&o.manager.ReadOnly, "read-only", false, "Observe mode: discover and write nothing; export how many ClusterClass reconciles each ExtensionConfig event costs with Cluster API's scan and with the index.")
-	fs.IntVar(&o.manager.ClusterClassConcurrency, "clusterclass-concurrency", 10, "How many ClusterClasses reconcile at once.")
-	fs.DurationVar(&o.manager.VariablesCacheMaxAge, "variables-cache-max-age", 10*time.Minute, "Longest time a DiscoverVariables answer is reused while its handler's registration is unchanged; 0 keeps it until the registration changes.")
+	fs.IntVar(&o.manager.Controllers.ClusterClassConcurrency, "clusterclass-concurrency", 10, "How many ClusterClasses reconcile at once.")
+	fs.DurationVar(&o.manager.Controllers.VariablesCacheMaxAge, "variables-cache-max-age", 10*time.Minute, "Longest time a DiscoverVariables answer is reused while its handler's registration is unchanged; 0 keeps it until the registration changes.")
 	// The default holds every answer ClusterClasses still use with room to
 	// spare (see variablescache.DefaultMaxEntries); the bound only cuts answers
 	// for settings nobody asks for any more.
-	fs.IntVar(&o.manager.VariablesCacheMaxEntries, "variables-cache-max-entries", variablescache.DefaultMaxEntries, "Most DiscoverVariables answers cached at once; the oldest are evicted beyond it. At least 1: the cache is always bounded.")
+	fs.IntVar(&o.manager.Controllers.VariablesCacheMaxEntries, "variables-cache-max-entries", variablescache.DefaultMaxEntries, "Most DiscoverVariables answers cached at once; the oldest are evicted beyond it. At least 1: the cache is always bounded.")
 	// Cluster API v1.14.2's core manager, whose controllers these replace,
 	// defaults to the same 100 and 200 (its 20 and 30 are for clients of
 	// workload clusters); a kubeconfig alone would leave client-go's 5 and
@@ -99,8 +99,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	// Zero is refused rather than read as "unbounded": answers for settings
 	// that are no longer used would then stay forever.
-	if o.manager.VariablesCacheMaxEntries < 1 {
-		return nil, fmt.Errorf("--variables-cache-max-entries must be at least 1, got %d", o.manager.VariablesCacheMaxEntries)
+	if o.manager.Controllers.VariablesCacheMaxEntries < 1 {
+		return nil, fmt.Errorf("--variables-cache-max-entries must be at least 1, got %d", o.manager.Controllers.VariablesCacheMaxEntries)
 	}
 	return o, nil
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 )
 
 var env *apiservertest.Env
@@ -50,7 +50,7 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	}
 
 	addsBefore := counter("events", "add")
-	setuptest.Start(t, env.Config, standalone.Options{ReadOnly: true})
+	standalonetest.Start(t, env.Config, standalone.Options{ReadOnly: true})
 
 	// The initial add of the config: the scan maps it to its 3 referencers.
 	polltest.Eventually(t, time.Minute, "initial add observed", func() (bool, string) {

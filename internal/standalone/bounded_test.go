@@ -24,7 +24,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 )
 
 // What the controller keeps per ExtensionConfig, handler and variable must
@@ -39,7 +39,7 @@ func TestManager_ConfigsThatComeAndGoLeaveNothingBehind(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t, nil)
 	ext := sampleextensiontest.StartWithVariables(t, benchfixture.StringVariable("region"))
-	setuptest.Start(t, env.Config, standalone.Options{})
+	standalonetest.Start(t, env.Config, standalone.Options{})
 
 	createConfig := func(name string) error {
 		config := &runtimev1.ExtensionConfig{

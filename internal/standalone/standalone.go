@@ -18,10 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
@@ -51,7 +51,7 @@ type Options struct {
 	// zero keeps controller-runtime's defaults.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Controllers configures the two controllers and what they share.
-	setup.Controllers
+	Controllers controllers.Options
 	// ReadOnly runs the observe mode instead of the controllers: nothing is
 	// discovered or written; both mappings are accounted in metrics.
 	ReadOnly bool
@@ -101,7 +101,7 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 	if opts.ReadOnly {
 		err = addObserver(ctx, mgr)
 	} else {
-		_, err = setup.AddControllers(ctx, mgr, opts.Controllers)
+		_, err = controllers.AddToManager(ctx, mgr, opts.Controllers)
 	}
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 )
 
 var env *apiservertest.Env
@@ -48,7 +48,7 @@ func TestCache_KeepsNoSecretAnnotationsLabelsOrManagedFields(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	mgr := setuptest.Start(t, env.Config, standalone.Options{})
+	mgr := standalonetest.Start(t, env.Config, standalone.Options{})
 
 	cached := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
 	polltest.Eventually(t, 30*time.Second, "the Secret in the controller's cache", func() (bool, string) {

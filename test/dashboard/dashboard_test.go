@@ -18,7 +18,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 )
 
 var env *apiservertest.Env
@@ -107,7 +107,7 @@ func exportedMetrics(t *testing.T) map[string]bool {
 		}
 	}
 
-	setuptest.Start(t, env.Config, standalone.Options{})
+	standalonetest.Start(t, env.Config, standalone.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// A ClusterClass to reconcile puts the work queues' series in place.

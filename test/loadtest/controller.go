@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
@@ -88,7 +88,7 @@ func (c *inProcess) Name() string { return NameOurs }
 func (c *inProcess) Start(ctx context.Context, p Periods) error {
 	ctx, cancel := context.WithCancel(ctx)
 	mgr, err := standalone.New(ctx, c.config, standalone.Options{
-		Controllers: setup.Controllers{
+		Controllers: controllers.Options{
 			VariablesCacheMaxAge:    p.VariablesMaxAge,
 			RediscoveryInterval:     p.ourResync(),
 			ClusterClassConcurrency: 10,

@@ -37,7 +37,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
@@ -144,7 +144,7 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 	impersonated := *env.Config
 	impersonated.Impersonate.UserName = serviceAccount
 	logs := &polltest.Buffer{}
-	setuptest.Start(t, &impersonated, standalone.Options{
+	standalonetest.Start(t, &impersonated, standalone.Options{
 		LeaderElection:          true,
 		LeaderElectionNamespace: namespace,
 		Logger:                  zap.New(zap.WriteTo(logs)),
@@ -234,7 +234,7 @@ func TestDefault_MetricsAnswerOnlyATokenBoundToTheReaderRole(t *testing.T) {
 	}
 	impersonated := *env.Config
 	impersonated.Impersonate.UserName = serviceAccount
-	setuptest.Start(t, &impersonated, standalone.Options{
+	standalonetest.Start(t, &impersonated, standalone.Options{
 		MetricsBindAddress: "127.0.0.1:" + strconv.Itoa(port),
 		MetricsSecure:      true,
 		MetricsCertDir:     certDir,

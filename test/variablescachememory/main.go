@@ -115,7 +115,7 @@ func run(url, caFile, handlerName string, answers int, maxBytes int64) (Report, 
 	if err != nil {
 		return Report{}, nil, err
 	}
-	// As internal/setup makes it, but for the bound under test.
+	// As internal/controllers makes it, but for the bound under test.
 	cache := variablescache.New[[]clusterv1.ClusterClassVariable](variablescache.Options{
 		MaxBytes: report.MaxBytes,
 		Equal:    func(a, b any) bool { return equality.Semantic.DeepEqual(a, b) },

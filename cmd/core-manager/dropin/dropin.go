@@ -36,10 +36,10 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/cmdline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/topologyresponses"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
@@ -360,7 +360,7 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 	// calls extensions as Cluster API does unless asked otherwise. The
 	// bounds are fixed: the drop-in takes no flag Cluster API's does not.
 	responses := topologyresponses.New(topologyresponses.Options{Observer: metrics.ResponseCache{}})
-	sdk, err := setup.AddControllers(ctx, a.mgr, setup.Controllers{
+	sdk, err := controllers.AddToManager(ctx, a.mgr, controllers.Options{
 		RuntimeClient: rtclient.Options{
 			ClientCertFile: a.o.RuntimeExtensionClientCertFile,
 			ClientKeyFile:  a.o.RuntimeExtensionClientKeyFile,

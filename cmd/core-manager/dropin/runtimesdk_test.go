@@ -23,7 +23,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
@@ -59,7 +59,7 @@ func startRuntimeSDK(t *testing.T) *assembly {
 		cancel()
 		t.Fatal("no runtime client with RuntimeSDK on")
 	}
-	setuptest.Run(t, ctx, cancel, mgr)
+	standalonetest.Run(t, ctx, cancel, mgr)
 	return a
 }
 

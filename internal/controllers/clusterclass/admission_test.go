@@ -12,8 +12,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
@@ -49,7 +49,7 @@ func TestAdmission_FollowsTheSelectorWhileDiscoveryFails(t *testing.T) {
 func TestAdmission_ANilSelectorReadsAsTheManagerSays(t *testing.T) {
 	for _, reading := range []registration.NilSelector{registration.NilAdmitsNone, registration.NilAdmitsAll} {
 		t.Run(reading.String(), func(t *testing.T) {
-			startManagerWith(t, standalone.Options{Controllers: setup.Controllers{NilSelector: reading}})
+			startManagerWith(t, standalone.Options{Controllers: controllers.Options{NilSelector: reading}})
 			ext := startExtension(t, stringVariable("region", true))
 			config := createExtensionConfig(t, ext, nil)
 			ns := env.Namespace(t, map[string]string{"team": "a"})

@@ -20,14 +20,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/setuptest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
@@ -50,10 +50,10 @@ func startManager(t *testing.T) ctrl.Manager {
 // startManagerWith starts the manager with test defaults under opts.
 func startManagerWith(t *testing.T, opts standalone.Options) ctrl.Manager {
 	t.Helper()
-	if opts.ClusterClassConcurrency == 0 {
-		opts.ClusterClassConcurrency = 20
+	if opts.Controllers.ClusterClassConcurrency == 0 {
+		opts.Controllers.ClusterClassConcurrency = 20
 	}
-	return setuptest.Start(t, env.Config, opts)
+	return standalonetest.Start(t, env.Config, opts)
 }
 
 type extension = sampleextension.Running
@@ -350,7 +350,7 @@ func TestReconcile_WatchFilterLeavesOtherClassesAlone(t *testing.T) {
 	mine := apiservertest.ClusterClass(ns, "b-mine")
 	mine.Labels = map[string]string{clusterv1.WatchLabel: "shard-a"}
 	create(t, mine)
-	startManagerWith(t, standalone.Options{Controllers: setup.Controllers{WatchFilterValue: "shard-a", ClusterClassConcurrency: 1}})
+	startManagerWith(t, standalone.Options{Controllers: controllers.Options{WatchFilterValue: "shard-a", ClusterClassConcurrency: 1}})
 
 	waitVariablesReady(t, ns, "b-mine", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
 	theirs := get(t, ns, "a-theirs")
@@ -372,7 +372,7 @@ func TestReconcile_WatchFilterLeavesOtherClassesAlone(t *testing.T) {
 func TestReconcile_WithoutExtensionConfigsPublishesInlineVariablesOnly(t *testing.T) {
 	ext := startExtension(t, stringVariable("size", true))
 	config := createExtensionConfig(t, ext, nil)
-	startManagerWith(t, standalone.Options{Controllers: setup.Controllers{WithoutExtensionConfigs: true}})
+	startManagerWith(t, standalone.Options{Controllers: controllers.Options{WithoutExtensionConfigs: true}})
 	ns := env.Namespace(t, nil)
 	create(t, newClusterClass(ns, "cc", config, stringVariable("zone", false)))
 

@@ -24,9 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
@@ -154,7 +154,7 @@ type mappingHarness struct {
 func startMapping(t *testing.T, selector *metav1.LabelSelector) *mappingHarness {
 	t.Helper()
 	rec := &reconciles{counts: map[types.NamespacedName]int{}}
-	startManagerWith(t, standalone.Options{Controllers: setup.Controllers{RediscoveryInterval: rediscovery}, Logger: rec.logger()})
+	startManagerWith(t, standalone.Options{Controllers: controllers.Options{RediscoveryInterval: rediscovery}, Logger: rec.logger()})
 	ext := startExtension(t, stringVariable("size", true))
 	h := &mappingHarness{t: t, reconciles: rec, ext: ext, config: createExtensionConfig(t, ext, selector)}
 	h.waitRediscoveries(1)

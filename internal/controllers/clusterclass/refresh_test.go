@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/setup"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
@@ -24,7 +24,7 @@ import (
 // unchanged answer afterwards writes nothing.
 func TestRefresh_AnExtensionRolloutReachesEveryClusterClassUsingItsAnswer(t *testing.T) {
 	const maxAge = 2 * time.Second
-	startManagerWith(t, standalone.Options{Controllers: setup.Controllers{VariablesCacheMaxAge: maxAge}})
+	startManagerWith(t, standalone.Options{Controllers: controllers.Options{VariablesCacheMaxAge: maxAge}})
 	ext := startExtension(t, stringVariable("region", true))
 	config := createExtensionConfig(t, ext, nil)
 	ns := env.Namespace(t, nil)

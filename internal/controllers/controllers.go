@@ -1,4 +1,4 @@
-package setup
+package controllers
 
 import (
 	"context"
@@ -24,9 +24,9 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
-// Controllers are the settings of the ExtensionConfig and ClusterClass
+// Options are the settings of the ExtensionConfig and ClusterClass
 // controllers, the runtime client and the variables cache they share.
-type Controllers struct {
+type Options struct {
 	// RuntimeClient configures calls to Runtime Extensions.
 	RuntimeClient rtclient.Options
 	// RediscoveryInterval is how often a healthy ExtensionConfig is
@@ -73,17 +73,17 @@ type Controllers struct {
 	ResponseCache extensionconfig.ResponseCachePolicy
 }
 
-// RuntimeSDK is what AddControllers wires around the two controllers: the
+// RuntimeSDK is what AddToManager wires around the two controllers: the
 // handler registry and the runtime client they share.
 type RuntimeSDK struct {
 	Registry *registry.Registry
 	Client   *rtclient.Client
 }
 
-// AddControllers wires the ExtensionConfig and ClusterClass controllers
+// AddToManager wires the ExtensionConfig and ClusterClass controllers
 // into mgr around one handler registry, one runtime client and one call
 // cache, with a readiness check that passes once the registry is warm.
-func AddControllers(ctx context.Context, mgr ctrl.Manager, opts Controllers) (*RuntimeSDK, error) {
+func AddToManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*RuntimeSDK, error) {
 	reg := registry.New()
 	// Ready only once warm-up has loaded the recorded handlers: before that
 	// a ClusterClass reconcile would mistake them for missing.
@@ -125,7 +125,7 @@ func AddControllers(ctx context.Context, mgr ctrl.Manager, opts Controllers) (*R
 	return sdk, nil
 }
 
-func addExtensionConfigs(ctx context.Context, mgr ctrl.Manager, opts Controllers, reg *registry.Registry,
+func addExtensionConfigs(ctx context.Context, mgr ctrl.Manager, opts Options, reg *registry.Registry,
 	runtimeClient *rtclient.Client, controllerOptions controller.Options,
 ) error {
 	extensionConfigs := &extensionconfig.Reconciler{
@@ -144,7 +144,7 @@ func addExtensionConfigs(ctx context.Context, mgr ctrl.Manager, opts Controllers
 	return extensionConfigs.SetupWithManager(ctx, mgr, ecOptions)
 }
 
-func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Controllers, reg *registry.Registry,
+func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Options, reg *registry.Registry,
 	runtimeClient *rtclient.Client, controllerOptions controller.Options,
 ) error {
 	if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {

@@ -1,4 +1,4 @@
-package setuptest
+package standalonetest
 
 import (
 	"context"
