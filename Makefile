@@ -249,13 +249,15 @@ test: tools capi-baseline capi-providers core-manager verify-generate lint ## Ru
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi
-	# Cluster API's flow takes minutes on two loaded cores: go test's
-	# default 10-minute limit per package is too tight for it.
+	# The envtest packages take minutes on two loaded cores: go test's
+	# default 10-minute limit per package leaves them little room.
 	RSC_BIN_DIR="$(BIN)" $(GO) test -race -timeout 30m $(TEST_FLAGS) ./...
 	# The drop-in core manager is its own module (it links Cluster API).
 	cd cmd/core-manager && $(GO) vet ./... && RSC_BIN_DIR="$(BIN)" $(GO) test -race $(TEST_FLAGS) ./...
 	# The lab is its own module too: the tools, the harnesses and the tests
 	# that run the shipped binaries beside Cluster API's own manager.
+	# Cluster API's flow takes minutes on two loaded cores: go test's
+	# default 10-minute limit per package is too tight for it.
 	cd test && $(GO) vet ./... && RSC_BIN_DIR="$(BIN)" $(GO) test -race -timeout 30m $(TEST_FLAGS) ./...
 
 FUZZTIME ?= 60s

@@ -5,8 +5,8 @@
 // differential tests all start from it, so a change to what the CRD
 // requires lands in one place.
 //
-// It is a fixture builder, so it lives with the tools under test/ and no
-// shipped binary links it. The load tool's and the drills' local control
+// It is a fixture builder, so it lives with the test helpers under
+// internal/test/ and no shipped binary links it. The load tool's and the drills' local control
 // plane (localcluster.StartWithProjectCRDs) installs the same two template
 // CRDs from YAML embedded in config/crd/templates; a test here keeps the
 // files equal to what TemplateCRDs builds.

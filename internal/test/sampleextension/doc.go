@@ -14,5 +14,6 @@
 //
 // A Server is an http.Handler; StartTLS serves it in-process on a loopback
 // port with a freshly generated CA, and Admin exposes the same controls over
-// plain HTTP for out-of-process use by the load tool and cmd/sample-extension.
+// plain HTTP for out-of-process use by the load tool and
+// test/cmd/sample-extension.
 package sampleextension

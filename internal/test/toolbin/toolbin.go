@@ -19,8 +19,9 @@ const (
 )
 
 // Dir returns the directory holding the tool binaries: $RSC_BIN_DIR when
-// set, otherwise bin/ at the root of the module containing the working
-// directory (tests run in their package's directory, so we walk up).
+// set, otherwise bin/ at the project root, the first directory above the
+// working directory with both a go.mod and the Makefile (tests run in their
+// package's directory, perhaps in a nested module, so we walk up).
 func Dir() (string, error) {
 	if dir := os.Getenv(DirEnv); dir != "" {
 		return filepath.Abs(dir)
