@@ -14,9 +14,6 @@ import (
 	"testing"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/utils/ptr"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
@@ -24,6 +21,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/variablestest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 )
 
@@ -209,21 +207,7 @@ func runProgram(t *testing.T, binary, url, caFile string, maxBytes int64) measur
 // 3.2 times their JSON; see variablescache.Retained).
 func answerBody(t *testing.T, size int) []byte {
 	t.Helper()
-	props := map[string]clusterv1.JSONSchemaProps{}
-	for j := range 20 {
-		props[fmt.Sprintf("field%02d", j)] = clusterv1.JSONSchemaProps{
-			Type: "string", Description: strings.Repeat("d", 120), MaxLength: ptr.To[int64](63),
-			Enum:    []apiextensionsv1.JSON{{Raw: []byte(`"small"`)}, {Raw: []byte(`"medium"`)}, {Raw: []byte(`"large"`)}},
-			Default: &apiextensionsv1.JSON{Raw: []byte(`"small"`)},
-		}
-	}
-	variable, err := json.Marshal(clusterv1.ClusterClassVariable{
-		Name: "variable00000", Required: ptr.To(true),
-		Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{
-			Type: "object", Properties: props, Required: []string{"field00"},
-			XValidations: []clusterv1.ValidationRule{{Rule: "self.field00 != ''", Message: "field00 must be set"}},
-		}},
-	})
+	variable, err := json.Marshal(variablestest.Described("variable00000"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/variablestest"
 )
 
 func TestRetained_CountsEachAllocationAsTheAllocatorRoundsIt(t *testing.T) {
@@ -124,21 +126,7 @@ func liveHeap() int64 {
 func describedProperties(n int) []clusterv1.ClusterClassVariable {
 	out := make([]clusterv1.ClusterClassVariable, 0, n)
 	for i := range n {
-		props := map[string]clusterv1.JSONSchemaProps{}
-		for j := range 20 {
-			props[fmt.Sprintf("field%02d", j)] = clusterv1.JSONSchemaProps{
-				Type: "string", Description: strings.Repeat("d", 120), MaxLength: ptr.To[int64](63),
-				Enum:    []apiextensionsv1.JSON{{Raw: []byte(`"small"`)}, {Raw: []byte(`"medium"`)}, {Raw: []byte(`"large"`)}},
-				Default: &apiextensionsv1.JSON{Raw: []byte(`"small"`)},
-			}
-		}
-		out = append(out, clusterv1.ClusterClassVariable{
-			Name: fmt.Sprintf("variable%05d", i), Required: ptr.To(true),
-			Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{
-				Type: "object", Properties: props, Required: []string{"field00"},
-				XValidations: []clusterv1.ValidationRule{{Rule: "self.field00 != ''", Message: "field00 must be set"}},
-			}},
-		})
+		out = append(out, variablestest.Described(fmt.Sprintf("variable%05d", i)))
 	}
 	return out
 }

@@ -1,0 +1,33 @@
+package variablestest
+
+import (
+	"fmt"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// Described is a required variable named name: an object of twenty typed,
+// described, bounded string properties with an enum and a default each, one
+// of them required and checked by a CEL rule. The variables cache's weighing
+// tests and the memory test of its byte bound both measure this shape, so
+// that the ratio of decoded to JSON size one states holds for the other.
+func Described(name string) clusterv1.ClusterClassVariable {
+	props := map[string]clusterv1.JSONSchemaProps{}
+	for j := range 20 {
+		props[fmt.Sprintf("field%02d", j)] = clusterv1.JSONSchemaProps{
+			Type: "string", Description: strings.Repeat("d", 120), MaxLength: ptr.To[int64](63),
+			Enum:    []apiextensionsv1.JSON{{Raw: []byte(`"small"`)}, {Raw: []byte(`"medium"`)}, {Raw: []byte(`"large"`)}},
+			Default: &apiextensionsv1.JSON{Raw: []byte(`"small"`)},
+		}
+	}
+	return clusterv1.ClusterClassVariable{
+		Name: name, Required: ptr.To(true),
+		Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{
+			Type: "object", Properties: props, Required: []string{"field00"},
+			XValidations: []clusterv1.ValidationRule{{Rule: "self.field00 != ''", Message: "field00 must be set"}},
+		}},
+	}
+}
