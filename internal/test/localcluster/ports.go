@@ -3,10 +3,13 @@ package localcluster
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 )
@@ -77,14 +80,65 @@ func (c *Cluster) saveFile(name string, v any) error {
 	return nil
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// Ports FreePort hands out lie from firstFreePort up to the kernel's
+// ephemeral range: above the in-memory provider's fixed ports (19000, and
+// 20000 with one more per workload cluster), below every port an outgoing
+// connection can be given.
+const firstFreePort = 24000
+
+// handedOut are the ports FreePort returned in this process, never returned
+// twice: two picks before either is bound would otherwise race.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// FreePort returns a TCP port that was free on every address a moment ago,
+// for a process the caller starts to listen on. It is picked below the
+// kernel's ephemeral range (net.ipv4.ip_local_port_range): a port from inside
+// it, such as listening on port 0 returns, can be given to any outgoing
+// connection before that process binds it, which then fails with "address
+// already in use" (Cluster API's test extension did, binding all addresses).
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	limit := ephemeralPortsStart()
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for range 200 {
+		port := firstFreePort + rand.IntN(limit-firstFreePort)
+		if handedOut.ports[port] {
+			continue
+		}
+		l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+		if err != nil {
+			continue
+		}
+		if err := l.Close(); err != nil {
+			return 0, err
+		}
+		handedOut.ports[port] = true
+		return port, nil
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, fmt.Errorf("no free port between %d and %d after 200 tries", firstFreePort, limit)
+}
+
+// ephemeralPortsStart is the first port of the kernel's ephemeral range, or
+// Linux's default, 32768, when the range cannot be read or leaves no room
+// above firstFreePort.
+func ephemeralPortsStart() int {
+	const linuxDefault = 32768
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return linuxDefault
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) != 2 {
+		return linuxDefault
+	}
+	start, err := strconv.Atoi(fields[0])
+	if err != nil || start <= firstFreePort+1000 {
+		return linuxDefault
+	}
+	return start
 }
 
 func portFree(port int) error {
