@@ -66,6 +66,29 @@ $(ETCD): hack/tools/etcd/go.sum hack/tools/etcd/main.go
 $(GOLANGCI_LINT): hack/tools/golangci-lint/go.sum
 	cd hack/tools/golangci-lint && $(GO) build -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
+##@ Real node
+
+# What a one-node Kubernetes cluster on this machine runs beside etcd and
+# kube-apiserver, built from released modules into bin/node (issue: a real
+# node; the harness that starts it is not written yet, and make test builds
+# none of this). Kubernetes' node binaries come from hack/tools, the module
+# kube-apiserver is built from, at the same version; containerd v2.4.2 (its
+# runc shim and ctr) from hack/tools/containerd, without cgo and without the
+# btrfs, devmapper and zfs snapshotters; the CNI plugins from hack/tools/cni.
+# runc is Debian's package (apt-get install runc).
+NODE_BIN := $(BIN)/node
+NODE_KUBE := kubelet kube-proxy kube-controller-manager kube-scheduler
+NODE_CONTAINERD := containerd containerd-shim-runc-v2 ctr
+NODE_CNI := main/bridge ipam/host-local main/loopback meta/portmap
+CONTAINERD_TAGS := no_btrfs no_devmapper no_zfs urfave_cli_no_docs
+
+.PHONY: node-binaries
+node-binaries: ## Build kubelet, kube-proxy, kube-controller-manager, kube-scheduler (v1.37.2), containerd v2.4.2 with its runc shim and ctr, and the bridge, host-local, loopback and portmap CNI plugins into bin/node (not part of make test).
+	@mkdir -p $(NODE_BIN)/cni
+	cd hack/tools && for cmd in $(NODE_KUBE); do $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(NODE_BIN)/$$cmd k8s.io/kubernetes/cmd/$$cmd || exit 1; done
+	cd hack/tools/containerd && CGO_ENABLED=0 $(GO) build -tags "$(CONTAINERD_TAGS)" -o $(NODE_BIN)/ $(addprefix github.com/containerd/containerd/v2/cmd/,$(NODE_CONTAINERD))
+	cd hack/tools/cni && CGO_ENABLED=0 $(GO) build -o $(NODE_BIN)/cni/ $(addprefix github.com/containernetworking/plugins/plugins/,$(NODE_CNI))
+
 ##@ Cluster API baseline
 
 .PHONY: capi-baseline
