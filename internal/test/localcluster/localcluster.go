@@ -42,8 +42,8 @@ type Cluster struct {
 	opts      Options
 	pki       pki
 	state     ports
-	etcd      *process
-	apiserver *process
+	etcd      *Process
+	apiserver *Process
 	config    *rest.Config
 }
 
@@ -124,7 +124,7 @@ func (c *Cluster) stopEtcd() error {
 	if c.etcd == nil {
 		return nil
 	}
-	return c.etcd.stop(stopGrace)
+	return c.etcd.Stop(stopGrace)
 }
 
 // StopAPIServer stops only kube-apiserver, leaving etcd and the data in
@@ -133,7 +133,7 @@ func (c *Cluster) StopAPIServer() error {
 	if c.apiserver == nil {
 		return nil
 	}
-	return c.apiserver.stop(stopGrace)
+	return c.apiserver.Stop(stopGrace)
 }
 
 // StartAPIServer starts kube-apiserver against the running etcd and waits
@@ -143,16 +143,16 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 		return fmt.Errorf("kube-apiserver: %w (pass another port, or stop what holds it)", err)
 	}
 	p := c.pki
-	c.apiserver = &process{
-		name:    toolbin.KubeAPIServer,
-		binary:  filepath.Join(c.opts.BinDir, toolbin.KubeAPIServer),
-		logPath: filepath.Join(c.opts.Dir, "logs", "kube-apiserver.log"),
-		pidPath: filepath.Join(c.opts.Dir, "run", "kube-apiserver.pid"),
+	c.apiserver = &Process{
+		Name:    toolbin.KubeAPIServer,
+		Binary:  filepath.Join(c.opts.BinDir, toolbin.KubeAPIServer),
+		LogPath: filepath.Join(c.opts.Dir, "logs", "kube-apiserver.log"),
+		PIDPath: filepath.Join(c.opts.Dir, "run", "kube-apiserver.pid"),
 		// Orphaned, its graceful shutdown would hold open watches for up to
 		// a minute for clients that died with us; it keeps no state of its
 		// own (etcd does, and gets SIGTERM to flush it).
-		deathSignal: syscall.SIGKILL,
-		args: []string{
+		DeathSignal: syscall.SIGKILL,
+		Args: []string{
 			"--etcd-servers=" + c.etcdURL(),
 			"--bind-address=127.0.0.1",
 			"--advertise-address=127.0.0.1",
@@ -171,25 +171,25 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 			"--allow-privileged=true",
 		},
 	}
-	c.apiserver.args = append(c.apiserver.args, c.opts.APIServerArgs...)
-	if err := c.apiserver.start(); err != nil {
+	c.apiserver.Args = append(c.apiserver.Args, c.opts.APIServerArgs...)
+	if err := c.apiserver.Start(); err != nil {
 		return err
 	}
 	client, err := rest.HTTPClientFor(c.config)
 	if err != nil {
 		return err
 	}
-	return c.apiserver.waitReady(ctx, c.opts.StartTimeout, client, c.config.Host+"/readyz")
+	return c.apiserver.WaitReady(ctx, c.opts.StartTimeout, client, c.config.Host+"/readyz")
 }
 
 func (c *Cluster) startEtcd(ctx context.Context) error {
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(c.state.EtcdPeer)
-	c.etcd = &process{
-		name:    toolbin.Etcd,
-		binary:  filepath.Join(c.opts.BinDir, toolbin.Etcd),
-		logPath: filepath.Join(c.opts.Dir, "logs", "etcd.log"),
-		pidPath: filepath.Join(c.opts.Dir, "run", "etcd.pid"),
-		args: []string{
+	c.etcd = &Process{
+		Name:    toolbin.Etcd,
+		Binary:  filepath.Join(c.opts.BinDir, toolbin.Etcd),
+		LogPath: filepath.Join(c.opts.Dir, "logs", "etcd.log"),
+		PIDPath: filepath.Join(c.opts.Dir, "run", "etcd.pid"),
+		Args: []string{
 			"--name=local",
 			"--data-dir=" + filepath.Join(c.opts.Dir, "etcd"),
 			"--listen-client-urls=" + c.etcdURL(),
@@ -200,10 +200,10 @@ func (c *Cluster) startEtcd(ctx context.Context) error {
 			"--log-level=warn",
 		},
 	}
-	if err := c.etcd.start(); err != nil {
+	if err := c.etcd.Start(); err != nil {
 		return err
 	}
-	return c.etcd.waitReady(ctx, c.opts.StartTimeout, http.DefaultClient, c.etcdURL()+"/health")
+	return c.etcd.WaitReady(ctx, c.opts.StartTimeout, http.DefaultClient, c.etcdURL()+"/health")
 }
 
 func (c *Cluster) etcdURL() string { return "http://127.0.0.1:" + strconv.Itoa(c.state.EtcdClient) }

@@ -63,7 +63,7 @@ func (c *Cluster) pids() (etcd, apiserver int) {
 }
 
 // pid is the running process's id, or 0.
-func (p *process) pid() int {
+func (p *Process) pid() int {
 	if p.cmd == nil || p.cmd.Process == nil {
 		return 0
 	}

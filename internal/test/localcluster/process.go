@@ -15,35 +15,40 @@ import (
 	"time"
 )
 
-// process is one child of the control plane: etcd or kube-apiserver.
-type process struct {
-	name    string
-	binary  string
-	args    []string
-	logPath string
-	pidPath string
-	// deathSignal is what the kernel sends the process when we die without
+// Process is one child of a local cluster: etcd and kube-apiserver here,
+// and the node's components in the lab. Its output goes to LogPath, and
+// PIDPath names it while it runs.
+type Process struct {
+	Name    string
+	Binary  string
+	Args    []string
+	LogPath string
+	PIDPath string
+	// Env replaces the environment when set; nil inherits ours.
+	Env []string
+	// DeathSignal is what the kernel sends the process when we die without
 	// stopping it; zero means SIGTERM.
-	deathSignal syscall.Signal
+	DeathSignal syscall.Signal
 
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error // set before done is closed
 }
 
-// start launches the process. It refuses to start when the pid file names a
+// Start launches the process. It refuses to start when the pid file names a
 // live process: two control planes on one data directory would corrupt it.
-func (p *process) start() error {
-	if pid, alive := livePID(p.pidPath); alive {
-		return fmt.Errorf("%s from an earlier run is still running (pid %d, %s): stop it first", p.name, pid, p.pidPath)
+func (p *Process) Start() error {
+	if pid, alive := livePID(p.PIDPath); alive {
+		return fmt.Errorf("%s from an earlier run is still running (pid %d, %s): stop it first", p.Name, pid, p.PIDPath)
 	}
-	logFile, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, err := os.OpenFile(p.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("open log for %s: %w", p.name, err)
+		return fmt.Errorf("open log for %s: %w", p.Name, err)
 	}
-	fmt.Fprintf(logFile, "\n--- %s starting at %s: %s %s\n", p.name, time.Now().Format(time.RFC3339), p.binary, strings.Join(p.args, " "))
+	fmt.Fprintf(logFile, "\n--- %s starting at %s: %s %s\n", p.Name, time.Now().Format(time.RFC3339), p.Binary, strings.Join(p.Args, " "))
 
-	cmd := exec.Command(p.binary, p.args...)
+	cmd := exec.Command(p.Binary, p.Args...)
+	cmd.Env = p.Env
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{
@@ -55,14 +60,14 @@ func (p *process) start() error {
 	}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		return fmt.Errorf("start %s: %w", p.name, err)
+		return fmt.Errorf("start %s: %w", p.Name, err)
 	}
 	p.cmd = cmd
 	p.done = make(chan struct{})
-	if err := os.WriteFile(p.pidPath, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+	if err := os.WriteFile(p.PIDPath, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
 		_ = cmd.Process.Kill()
 		logFile.Close()
-		return fmt.Errorf("write pid file for %s: %w", p.name, err)
+		return fmt.Errorf("write pid file for %s: %w", p.Name, err)
 	}
 	go func() {
 		p.err = cmd.Wait()
@@ -72,15 +77,15 @@ func (p *process) start() error {
 	return nil
 }
 
-func (p *process) deathSignalOrTerm() syscall.Signal {
-	if p.deathSignal == 0 {
+func (p *Process) deathSignalOrTerm() syscall.Signal {
+	if p.DeathSignal == 0 {
 		return syscall.SIGTERM
 	}
-	return p.deathSignal
+	return p.DeathSignal
 }
 
-// exited reports whether the process has ended, and how.
-func (p *process) exited() (bool, error) {
+// Exited reports whether the process has ended, and how.
+func (p *Process) Exited() (bool, error) {
 	if p.done == nil {
 		return false, nil
 	}
@@ -92,28 +97,28 @@ func (p *process) exited() (bool, error) {
 	}
 }
 
-// waitReady waits until url answers 200 OK (see WaitReady). A process that
+// WaitReady waits until url answers 200 OK (see WaitReady). A process that
 // exits is reported with its log's last error.
-func (p *process) waitReady(ctx context.Context, timeout time.Duration, client *http.Client, url string) error {
+func (p *Process) WaitReady(ctx context.Context, timeout time.Duration, client *http.Client, url string) error {
 	return WaitReady(ctx, Readiness{
-		URL: url, Client: client, Timeout: timeout, Name: p.name, LogPath: p.logPath,
+		URL: url, Client: client, Timeout: timeout, Name: p.Name, LogPath: p.LogPath,
 		Ended: func() error {
-			if ended, err := p.exited(); ended {
-				return fmt.Errorf("%s exited during start-up (%v): %s (full log: %s)", p.name, err, p.lastError(), p.logPath)
+			if ended, err := p.Exited(); ended {
+				return fmt.Errorf("%s exited during start-up (%v): %s (full log: %s)", p.Name, err, p.LastError(), p.LogPath)
 			}
 			return nil
 		},
 	})
 }
 
-// stop sends SIGTERM, waits up to grace, then kills. It is safe to call on a
+// Stop sends SIGTERM, waits up to grace, then kills. It is safe to call on a
 // process that never started or already ended.
-func (p *process) stop(grace time.Duration) error {
+func (p *Process) Stop(grace time.Duration) error {
 	if p.cmd == nil {
 		return nil
 	}
-	defer os.Remove(p.pidPath)
-	if ended, _ := p.exited(); ended {
+	defer os.Remove(p.PIDPath)
+	if ended, _ := p.Exited(); ended {
 		return nil
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
@@ -124,14 +129,14 @@ func (p *process) stop(grace time.Duration) error {
 	}
 	_ = p.cmd.Process.Kill()
 	<-p.done
-	return fmt.Errorf("%s did not stop within %s and was killed", p.name, grace)
+	return fmt.Errorf("%s did not stop within %s and was killed", p.Name, grace)
 }
 
-// lastError returns the last line of the process's log that reports an
+// LastError returns the last line of the process's log that reports an
 // error (klog's "E" lines, etcd's "error" level), which is usually why it
 // exited, or the last line when none does.
-func (p *process) lastError() string {
-	data, err := os.ReadFile(p.logPath)
+func (p *Process) LastError() string {
+	data, err := os.ReadFile(p.LogPath)
 	if err != nil {
 		return "no log"
 	}
