@@ -1,13 +1,16 @@
 package localcluster
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,6 +34,13 @@ type Options struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// StartTimeout bounds how long Start waits for each process to be ready.
 	StartTimeout time.Duration
+	// AuthorizationModes are kube-apiserver's --authorization-mode; empty
+	// means RBAC alone. A node needs Node,RBAC. (A list flag appends, so
+	// it cannot go through APIServerArgs: twice RBAC is refused.)
+	AuthorizationModes []string
+	// ServingIPs are addresses the apiserver's certificate names beside
+	// loopback: a node's own address and the kubernetes Service's.
+	ServingIPs []net.IP
 	// APIServerArgs are added to kube-apiserver's flags on every start,
 	// after ours. Tools turn on an audit log with them (package
 	// localclustertest).
@@ -75,7 +85,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 	}
 
-	c := &Cluster{opts: opts, pki: pki{dir: filepath.Join(dir, "pki")}}
+	c := &Cluster{opts: opts, pki: pki{dir: filepath.Join(dir, "pki"), servingIPs: opts.ServingIPs}}
 	if err := c.pki.ensure(); err != nil {
 		return nil, fmt.Errorf("certificates in %s: %w", c.pki.dir, err)
 	}
@@ -163,7 +173,7 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 			"--tls-cert-file=" + p.servingCert(),
 			"--tls-private-key-file=" + p.servingKey(),
 			"--client-ca-file=" + p.caCert(),
-			"--authorization-mode=RBAC",
+			"--authorization-mode=" + cmp.Or(strings.Join(c.opts.AuthorizationModes, ","), "RBAC"),
 			"--service-account-issuer=https://kubernetes.default.svc",
 			"--service-account-key-file=" + p.serviceAccountPub(),
 			"--service-account-signing-key-file=" + p.serviceAccountKey(),

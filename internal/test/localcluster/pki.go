@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -23,6 +24,10 @@ import (
 // working after a restart.
 type pki struct {
 	dir string
+	// servingIPs are addresses the apiserver's certificate names beside
+	// loopback (a node reaches it on its own address and the kubernetes
+	// Service's).
+	servingIPs []net.IP
 }
 
 func (p pki) path(name string) string { return filepath.Join(p.dir, name) }
@@ -47,7 +52,7 @@ func (p pki) ensure() error {
 	}
 	if exists(p.caCert()) && exists(p.caKey()) && exists(p.servingCert()) && exists(p.servingKey()) &&
 		exists(p.adminCert()) && exists(p.adminKey()) && exists(p.serviceAccountKey()) && exists(p.serviceAccountPub()) {
-		return nil
+		return p.ensureServingIPs()
 	}
 
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -78,14 +83,7 @@ func (p pki) ensure() error {
 		return err
 	}
 
-	serving := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	if err := p.issue(ca, caKey, serving, p.servingCert(), p.servingKey()); err != nil {
+	if err := p.issueServing(ca, caKey); err != nil {
 		return err
 	}
 	// system:masters is bound to cluster-admin by the apiserver's bootstrap
@@ -113,6 +111,81 @@ func (p pki) ensure() error {
 	return writePEM(p.serviceAccountPub(), "PUBLIC KEY", pub, 0o644)
 }
 
+func (p pki) issueServing(ca *x509.Certificate, caKey crypto.Signer) error {
+	serving := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: "kube-apiserver"},
+		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
+		IPAddresses:  append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, p.servingIPs...),
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	return p.issue(ca, caKey, serving, p.servingCert(), p.servingKey())
+}
+
+// ensureServingIPs reissues a kept serving certificate that lacks one of
+// servingIPs, so a directory first used without them still serves a node.
+func (p pki) ensureServingIPs() error {
+	cert, err := readCert(p.servingCert())
+	if err != nil {
+		return err
+	}
+	missing := false
+	for _, want := range p.servingIPs {
+		if !slices.ContainsFunc(cert.IPAddresses, want.Equal) {
+			missing = true
+		}
+	}
+	if !missing {
+		return nil
+	}
+	ca, caKey, err := p.loadCA()
+	if err != nil {
+		return err
+	}
+	return p.issueServing(ca, caKey)
+}
+
+// loadCA reads the CA's certificate and key.
+func (p pki) loadCA() (*x509.Certificate, crypto.Signer, error) {
+	ca, err := readCert(p.caCert())
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := os.ReadFile(p.caKey())
+	if err != nil {
+		return nil, nil, err
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, nil, fmt.Errorf("%s holds no PEM key", p.caKey())
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p.caKey(), err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s is not a signing key", p.caKey())
+	}
+	return ca, signer, nil
+}
+
+func readCert(path string) (*x509.Certificate, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, fmt.Errorf("%s holds no PEM certificate", path)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cert, nil
+}
+
 func (p pki) issue(ca *x509.Certificate, caKey crypto.Signer, template *x509.Certificate, certPath, keyPath string) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -121,6 +194,9 @@ func (p pki) issue(ca *x509.Certificate, caKey crypto.Signer, template *x509.Cer
 	template.NotBefore = time.Now().Add(-time.Hour)
 	template.NotAfter = time.Now().Add(certificateLifetime)
 	template.KeyUsage = x509.KeyUsageDigitalSignature
+	if template.SerialNumber == nil {
+		template.SerialNumber = serial()
+	}
 	der, err := x509.CreateCertificate(rand.Reader, template, ca, key.Public(), caKey)
 	if err != nil {
 		return err

@@ -1,0 +1,39 @@
+package localcluster
+
+import (
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"path/filepath"
+	"strings"
+)
+
+// CACertPath is the PEM file of the CA that signs every certificate of the
+// cluster: the apiserver's, and every client's it accepts.
+func (c *Cluster) CACertPath() string { return c.pki.caCert() }
+
+// IssueCertificate signs template with the cluster's CA and writes the
+// certificate and a new key to certPath and keyPath. The lab's node gives
+// its kubelet, controllers and webhooks identities the apiserver trusts.
+func (c *Cluster) IssueCertificate(template *x509.Certificate, certPath, keyPath string) error {
+	ca, caKey, err := c.pki.loadCA()
+	if err != nil {
+		return err
+	}
+	return c.pki.issue(ca, caKey, template, certPath, keyPath)
+}
+
+// WriteKubeconfigAs writes to path a kubeconfig whose client certificate
+// names user in groups: the apiserver's certificate authenticator takes
+// the common name as the user and the organizations as the groups. The
+// certificate and key are kept in the PKI folder, named after user.
+func (c *Cluster) WriteKubeconfigAs(path, user string, groups ...string) error {
+	base := filepath.Join(c.pki.dir, strings.NewReplacer(":", "-", "/", "-").Replace(user))
+	template := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: user, Organization: groups},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	if err := c.IssueCertificate(template, base+".crt", base+".key"); err != nil {
+		return err
+	}
+	return c.writeKubeconfigFor(user, base+".crt", base+".key", path)
+}

@@ -1,0 +1,67 @@
+package localcluster
+
+import (
+	"context"
+	"net"
+	"slices"
+	"testing"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
+)
+
+// A node's kubelet authenticates with a certificate of the cluster's CA
+// naming system:node:NAME in system:nodes, and reaches the apiserver on
+// addresses beside loopback; both must hold, even in a directory first
+// used without those addresses.
+func TestWriteKubeconfigAs_TheApiserverSeesTheUserAndGroupsAndServesTheExtraAddresses(t *testing.T) {
+	binDir, err := toolbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	first := startCluster(t, dir, 0)
+	if err := first.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	nodeAddress := net.IPv4(10, 250, 0, 2)
+	c, err := Start(context.Background(), Options{
+		Dir: dir, BinDir: binDir,
+		AuthorizationModes: []string{"Node", "RBAC"},
+		ServingIPs:         []net.IP{nodeAddress},
+	})
+	if err != nil {
+		t.Fatalf("restart with a serving address: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	serving, err := readCert(c.pki.servingCert())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(serving.IPAddresses, nodeAddress.Equal) {
+		t.Errorf("serving certificate names %v, want %s among them", serving.IPAddresses, nodeAddress)
+	}
+
+	path := t.TempDir() + "/kubelet.kubeconfig"
+	if err := c.WriteKubeconfigAs(path, "system:node:n1", "system:nodes"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	review, err := kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().
+		Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("self subject review as the node: %v", err)
+	}
+	user := review.Status.UserInfo
+	if user.Username != "system:node:n1" || !slices.Contains(user.Groups, "system:nodes") {
+		t.Errorf("apiserver sees %q in %v, want system:node:n1 in system:nodes", user.Username, user.Groups)
+	}
+}
