@@ -69,9 +69,8 @@ $(GOLANGCI_LINT): hack/tools/golangci-lint/go.sum
 ##@ Real node
 
 # What a one-node Kubernetes cluster on this machine runs beside etcd and
-# kube-apiserver, built from released modules into bin/node (issue: a real
-# node; the harness that starts it is not written yet, and make test builds
-# none of this). Kubernetes' node binaries come from hack/tools, the module
+# kube-apiserver, built from released modules into bin/node (the harness
+# is test/node and test/nodehost; make test builds none of this). Kubernetes' node binaries come from hack/tools, the module
 # kube-apiserver is built from, at the same version; containerd v2.4.2 (its
 # runc shim and ctr) from hack/tools/containerd, without cgo and without the
 # btrfs, devmapper and zfs snapshotters; the CNI plugins from hack/tools/cni.
@@ -88,6 +87,31 @@ node-binaries: ## Build kubelet, kube-proxy, kube-controller-manager, kube-sched
 	cd hack/tools && for cmd in $(NODE_KUBE); do $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(NODE_BIN)/$$cmd k8s.io/kubernetes/cmd/$$cmd || exit 1; done
 	cd hack/tools/containerd && CGO_ENABLED=0 $(GO) build -tags "$(CONTAINERD_TAGS)" -o $(NODE_BIN)/ $(addprefix github.com/containerd/containerd/v2/cmd/,$(NODE_CONTAINERD))
 	cd hack/tools/cni && CGO_ENABLED=0 $(GO) build -o $(NODE_BIN)/cni/ $(addprefix github.com/containernetworking/plugins/plugins/,$(NODE_CNI))
+
+# Debian's packages the node runs: runc runs its containers, iptables is
+# kube-proxy's and the portmap plugin's.
+NODE_PACKAGES := runc iptables
+
+.PHONY: node-packages
+node-packages: ## Install Debian's runc and iptables when missing (the real node's containers and Service rules; needs root).
+	@missing=""; for p in $(NODE_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing$$missing"; apt-get install -y --no-install-recommends $$missing || { apt-get update && apt-get install -y --no-install-recommends $$missing; }; fi
+
+NODE_IMAGES := $(NODE_BIN)/images
+
+.PHONY: node-images
+node-images: ## Write the real node's images as OCI archives into bin/node/images: the sandbox (rsc-pause:node) and the sample extension (sample-extension:node), static and non-root.
+	@mkdir -p $(NODE_IMAGES) $(BIN)/linux
+	cd test && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/ ./cmd/rsc-pause ./cmd/sample-extension
+	cd test && $(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
+	$(BIN)/rsc-image --binary $(BIN)/linux/rsc-pause --path-in-image /pause --title rsc-pause --tag rsc-pause:node --out $(NODE_IMAGES)/rsc-pause.tar
+	$(BIN)/rsc-image --binary $(BIN)/linux/sample-extension --path-in-image /sample-extension --title sample-extension --tag sample-extension:node --out $(NODE_IMAGES)/sample-extension.tar
+
+NODE_DIR ?= $(CURDIR)/.local/node
+
+.PHONY: node-test
+node-test: node-packages tools node-binaries node-images ## Start a one-node Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd with runc, kubelet, kube-proxy, CNI) in a network namespace of its own, run the tests that need it, stop it and check that nothing is left (as root; not part of make test; data and logs in .local/node).
+	cd test && RSC_BIN_DIR=$(BIN) RSC_NODE_TEST=1 RSC_NODE_DIR=$(NODE_DIR) RSC_NODE_IMAGES=$(NODE_IMAGES) $(GO) test -count=1 -timeout 45m -v ./node/
 
 ##@ Cluster API baseline
 

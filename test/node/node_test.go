@@ -1,0 +1,180 @@
+package node_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/node"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/nodehost"
+)
+
+// The node's name, network namespace and cgroup root.
+const nodeName = "rsc-node"
+
+// Environment the make target sets: the gate, and where the images are.
+const (
+	testEnv   = "RSC_NODE_TEST"
+	imagesEnv = "RSC_NODE_IMAGES"
+	dirEnv    = "RSC_NODE_DIR"
+	// crashEnv makes the program inside kill itself once its tests ran,
+	// leaving every component and container running.
+	crashEnv = "RSC_NODE_CRASH"
+)
+
+// running is the node, in the program nodehost.Run starts inside it.
+var running *node.Node
+
+// TestMain runs, on the host, the tests that start and check the node
+// from outside; inside the node (nodehost.Run re-runs this binary there)
+// it starts the node once, runs the TestInside tests against it, and
+// stops it.
+func TestMain(m *testing.M) {
+	if _, inside := nodehost.Inside(); !inside {
+		os.Exit(m.Run())
+	}
+	binDir, err := toolbin.Dir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	images, _ := filepath.Glob(filepath.Join(os.Getenv(imagesEnv), "*.tar"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	running, err = node.Start(ctx, node.Options{
+		Name: nodeName, Dir: os.Getenv(dirEnv), BinDir: binDir, Images: images, Progress: os.Stdout,
+	})
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "node %s did not start: %v\n", nodeName, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if os.Getenv(crashEnv) != "" {
+		// As a crash would: no stop, no clean-up of our own.
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+	if err := running.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "node %s did not stop cleanly: %v\n", nodeName, err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// inside skips a test unless it runs inside the node.
+func inside(t *testing.T) *node.Node {
+	t.Helper()
+	if running == nil {
+		t.Skip("runs inside the node only (TestNode starts it)")
+	}
+	return running
+}
+
+// TestNode starts the node as make node-test does, runs the TestInside
+// tests in it, stops it, and checks that nothing of it is left on the
+// machine: no process, cgroup, mount, network namespace or interface.
+func TestNode(t *testing.T) {
+	dir := nodeDir(t)
+	runErr, cleanErr := runNode(t, dir, "^TestInside")
+	if runErr != nil {
+		t.Errorf("inside the node: %v (logs in %s)", runErr, filepath.Join(dir, "logs"))
+	}
+	if cleanErr != nil {
+		t.Errorf("clean-up: %v", cleanErr)
+	}
+	assertNothingLeft(t, dir)
+}
+
+// When the program inside dies without stopping anything, kubelet's
+// containers, containerd's shims and every component still run, in
+// cgroups and namespaces of the node; the clean-up removes them all.
+func TestNode_ACrashInsideLeavesNothingBehind(t *testing.T) {
+	dir := nodeDir(t)
+	t.Setenv(crashEnv, "1")
+	runErr, cleanErr := runNode(t, dir, "^TestInside_SampleExtensionPodIsReadyAndAnswersThroughAService$")
+	if runErr == nil || !strings.Contains(runErr.Error(), "killed") {
+		t.Errorf("inside the node: %v, want it killed", runErr)
+	}
+	if cleanErr != nil {
+		t.Errorf("clean-up: %v", cleanErr)
+	}
+	assertNothingLeft(t, dir)
+}
+
+// nodeDir is the node's data folder, or a skip when the make target did
+// not ask for the node.
+func nodeDir(t *testing.T) string {
+	t.Helper()
+	if os.Getenv(testEnv) == "" {
+		t.Skip("make node-test runs the real node (as root, after make node-binaries node-images); set " + testEnv + "=1 to run it here")
+	}
+	dir, err := filepath.Abs(os.Getenv(dirEnv))
+	if err != nil || os.Getenv(dirEnv) == "" {
+		t.Fatalf("%s names the node's data folder: %q (%v)", dirEnv, os.Getenv(dirEnv), err)
+	}
+	t.Setenv(dirEnv, dir)
+	return dir
+}
+
+// runNode starts the node with this binary inside, running the tests
+// that match run.
+func runNode(t *testing.T, dir, run string) (runErr, cleanErr error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+	return nodehost.Run(ctx, nodehost.Options{Name: nodeName, Dir: dir, Stdout: os.Stdout, Stderr: os.Stderr},
+		[]string{os.Args[0], "-test.run=" + run, "-test.v", "-test.count=1"})
+}
+
+// assertNothingLeft checks, from here, what the clean-up checked.
+func assertNothingLeft(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := os.Stat("/run/netns/" + nodeName); err == nil {
+		t.Errorf("network namespace %s is still there", nodeName)
+	}
+	if dirs, _ := filepath.Glob("/sys/fs/cgroup/*/" + nodeName); len(dirs) > 0 {
+		t.Errorf("cgroups still there: %v", dirs)
+	}
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(mounts), dir) || strings.Contains(string(mounts), nodehost.RunDir(nodeName)) {
+		t.Errorf("mounts under %s or %s are still there", dir, nodehost.RunDir(nodeName))
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if cmdline, err := os.ReadFile(p); err == nil && (strings.Contains(string(cmdline), dir) || strings.Contains(string(cmdline), nodehost.RunDir(nodeName))) {
+			t.Errorf("process %s still runs: %s", filepath.Dir(p), strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	links, err := os.ReadDir("/sys/class/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range links {
+		if name := l.Name(); name == "cni0" || name == "node0" || strings.HasPrefix(name, "veth") {
+			t.Errorf("network interface %s on the host", name)
+		}
+	}
+}
+
+// A second node of the same name, while one is up, is refused with the
+// running one's pid and folder, and what runs is left alone.
+func TestInside_ASecondStartIsRefusedNamingTheRunningNode(t *testing.T) {
+	inside(t)
+	runErr, cleanErr := nodehost.Run(context.Background(), nodehost.Options{Name: nodeName, Dir: t.TempDir()}, []string{"true"})
+	if runErr == nil || !strings.Contains(runErr.Error(), "node "+nodeName+" is up") || !strings.Contains(runErr.Error(), os.Getenv(dirEnv)) {
+		t.Errorf("second start: %v, want it refused naming node %s and its folder %s", runErr, nodeName, os.Getenv(dirEnv))
+	}
+	if cleanErr != nil {
+		t.Errorf("a refused start cleaned up: %v", cleanErr)
+	}
+	if _, err := os.Stat("/run/netns/" + nodeName); err != nil {
+		t.Errorf("the running node's namespace: %v", err)
+	}
+}
