@@ -6,33 +6,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
-func TestHookOfPath_NamesTheHookOfARequestPath(t *testing.T) {
-	for path, want := range map[string]string{
-		"/hooks.runtime.cluster.x-k8s.io/v1alpha1/generatepatches/generate-patches": "generatepatches",
-		"/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery":                        "discovery",
-		"/healthz": "/healthz",
-	} {
-		if got := hookOfPath(path); got != want {
-			t.Errorf("hookOfPath(%q) = %q, want %q", path, got, want)
-		}
-	}
-}
-
-func TestSucceeded_TellsALetThroughAnswerFromABlockingOne(t *testing.T) {
-	for recorded, want := range map[string]bool{
-		"Success":                               true,
-		"Status: Success, RetryAfterSeconds: 0": true,
-		"Status: Success, RetryAfterSeconds: 5": false,
-		"Status: Failure, RetryAfterSeconds: 0": false,
-		"Failure":                               false,
-		"":                                      false,
-	} {
-		if got := succeeded(recorded); got != want {
-			t.Errorf("succeeded(%q) = %v, want %v", recorded, got, want)
-		}
-	}
-}
-
 func TestHookKey_IsTheTestExtensionsConfigMapKey(t *testing.T) {
 	for _, tc := range []struct {
 		hook       string
