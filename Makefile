@@ -73,7 +73,8 @@ $(GOLANGCI_LINT): hack/tools/golangci-lint/go.sum
 # is test/node and test/nodehost; make test builds none of this). Kubernetes' node binaries come from hack/tools, the module
 # kube-apiserver is built from, at the same version; containerd v2.4.2 (its
 # runc shim and ctr) from hack/tools/containerd, without cgo and without the
-# btrfs, devmapper and zfs snapshotters; the CNI plugins from hack/tools/cni.
+# btrfs, devmapper and zfs snapshotters; the CNI plugins from hack/tools/cni;
+# CoreDNS, the cluster's DNS, from hack/tools/coredns.
 # runc is Debian's package (apt-get install runc).
 NODE_BIN := $(BIN)/node
 NODE_KUBE := kubelet kube-proxy kube-controller-manager kube-scheduler
@@ -82,11 +83,12 @@ NODE_CNI := main/bridge ipam/host-local main/loopback meta/portmap
 CONTAINERD_TAGS := no_btrfs no_devmapper no_zfs urfave_cli_no_docs
 
 .PHONY: node-binaries
-node-binaries: ## Build kubelet, kube-proxy, kube-controller-manager, kube-scheduler (v1.37.2), containerd v2.4.2 with its runc shim and ctr, and the bridge, host-local, loopback and portmap CNI plugins into bin/node (not part of make test).
+node-binaries: ## Build kubelet, kube-proxy, kube-controller-manager, kube-scheduler (v1.37.2), containerd v2.4.2 with its runc shim and ctr, the bridge, host-local, loopback and portmap CNI plugins (v1.10.0) and CoreDNS v1.15.0 into bin/node (not part of make test).
 	@mkdir -p $(NODE_BIN)/cni
 	cd hack/tools && for cmd in $(NODE_KUBE); do $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(NODE_BIN)/$$cmd k8s.io/kubernetes/cmd/$$cmd || exit 1; done
 	cd hack/tools/containerd && CGO_ENABLED=0 $(GO) build -tags "$(CONTAINERD_TAGS)" -o $(NODE_BIN)/ $(addprefix github.com/containerd/containerd/v2/cmd/,$(NODE_CONTAINERD))
 	cd hack/tools/cni && CGO_ENABLED=0 $(GO) build -o $(NODE_BIN)/cni/ $(addprefix github.com/containernetworking/plugins/plugins/,$(NODE_CNI))
+	cd hack/tools/coredns && CGO_ENABLED=0 $(GO) build -o $(NODE_BIN)/coredns github.com/coredns/coredns
 
 # Debian's packages the node runs: runc runs its containers, iptables is
 # kube-proxy's and the portmap plugin's.
@@ -99,13 +101,33 @@ node-packages: ## Install Debian's runc and iptables when missing (the real node
 
 NODE_IMAGES := $(NODE_BIN)/images
 
+# The node's images of Cluster API v1.14.2's managers, each built static
+# from the unmodified released module and named as its release names it,
+# under rsc.lab/ (no registry serves them: they are imported): image
+# name, the module folder it is built in, and the package.
+NODE_CAPI_IMAGES := \
+	cluster-api-controller:hack/capi-baseline:sigs.k8s.io/cluster-api/core \
+	kubeadm-bootstrap-controller:hack/capi-providers:sigs.k8s.io/cluster-api/bootstrap/kubeadm \
+	kubeadm-control-plane-controller:hack/capi-providers:sigs.k8s.io/cluster-api/controlplane/kubeadm \
+	capd-manager:hack/capi-providers:sigs.k8s.io/cluster-api/test/infrastructure/docker \
+	test-extension:hack/capi-providers:sigs.k8s.io/cluster-api/test/extension
+CAPI_VERSION := v1.14.2
+
 .PHONY: node-images
-node-images: ## Write the real node's images as OCI archives into bin/node/images: the sandbox (rsc-pause:node) and the sample extension (sample-extension:node), static and non-root.
+node-images: ## Write the real node's images as OCI archives into bin/node/images, every binary static and non-root: the sandbox (rsc-pause:node), the sample extension (sample-extension:node), the drop-in (rsc.lab/core-manager:dev) and Cluster API v1.14.2's core manager, CABPK, KCP, Docker/in-memory provider and test extension (rsc.lab/NAME:v1.14.2, /manager as their Deployments run it).
 	@mkdir -p $(NODE_IMAGES) $(BIN)/linux
 	cd test && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/ ./cmd/rsc-pause ./cmd/sample-extension
 	cd test && $(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
 	$(BIN)/rsc-image --binary $(BIN)/linux/rsc-pause --path-in-image /pause --title rsc-pause --tag rsc-pause:node --out $(NODE_IMAGES)/rsc-pause.tar
 	$(BIN)/rsc-image --binary $(BIN)/linux/sample-extension --path-in-image /sample-extension --title sample-extension --tag sample-extension:node --out $(NODE_IMAGES)/sample-extension.tar
+	cd cmd/core-manager && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/core-manager .
+	$(BIN)/rsc-image --binary $(BIN)/linux/core-manager --path-in-image /manager --title core-manager --tag rsc.lab/core-manager:dev --out $(NODE_IMAGES)/core-manager.tar
+	@for spec in $(NODE_CAPI_IMAGES); do \
+		name=$${spec%%:*}; rest=$${spec#*:}; dir=$${rest%%:*}; pkg=$${rest#*:}; \
+		echo "building $$name from $$pkg"; \
+		(cd $$dir && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/$$name $$pkg) || exit 1; \
+		$(BIN)/rsc-image --binary $(BIN)/linux/$$name --path-in-image /manager --title $$name --tag rsc.lab/$$name:$(CAPI_VERSION) --out $(NODE_IMAGES)/$$name.tar || exit 1; \
+	done
 
 NODE_DIR ?= $(CURDIR)/.local/node
 

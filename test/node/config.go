@@ -102,8 +102,8 @@ func (n *Node) cniConfig() ([]byte, error) {
 // this machine mounts cgroup v1, which kubelet refuses since 1.35 unless
 // told; Pods go under the cgroup root the harness made; eviction and image
 // garbage collection are off in effect, because the images cannot be
-// pulled again; and Pods get no resolv.conf from the host, whose resolver
-// they could not reach.
+// pulled again; and Pods ask the node's CoreDNS for names, never the
+// host's resolver, which they could not reach.
 func (n *Node) kubeletConfig() string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -125,6 +125,7 @@ volumePluginDir: %[6]q
 failSwapOn: false
 resolvConf: ""
 clusterDomain: cluster.local
+clusterDNS: [%[7]s]
 evictionHard: {memory.available: "100Mi"}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
@@ -133,7 +134,7 @@ serializeImagePulls: false
 rotateCertificates: false
 serverTLSBootstrap: false
 `, n.opts.Name, n.containerdSocket(), nodeIP(), n.cluster.CACertPath(),
-		filepath.Join(n.dir, "kubelet", "pod-logs"), filepath.Join(n.dir, "kubelet", "volume-plugins"))
+		filepath.Join(n.dir, "kubelet", "pod-logs"), filepath.Join(n.dir, "kubelet", "volume-plugins"), DNSAddress)
 }
 
 // kubeProxyConfig is kube-proxy's configuration: iptables mode, said

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -116,6 +117,16 @@ func (n *Node) start(ctx context.Context) error {
 	if err := syscall.Mount(filepath.Join(n.dir, "cni", "cache"), "/var/lib/cni", "", syscall.MS_BIND, ""); err != nil {
 		return fmt.Errorf("bind the CNI cache into the node's mount namespace: %w", err)
 	}
+	// The node's programs resolve names with the cluster's DNS only: the
+	// host's resolver is an address outside the namespace, which nothing
+	// here may send to.
+	resolvConf := filepath.Join(n.dir, "resolv.conf")
+	if err := writeFile(resolvConf, "nameserver "+DNSAddress+"\nsearch cluster.local\n"); err != nil {
+		return err
+	}
+	if err := syscall.Mount(resolvConf, "/etc/resolv.conf", "", syscall.MS_BIND, ""); err != nil {
+		return fmt.Errorf("bind the node's resolv.conf into its mount namespace: %w", err)
+	}
 	steps := []struct {
 		component string
 		start     func(context.Context) error
@@ -127,6 +138,7 @@ func (n *Node) start(ctx context.Context) error {
 		{"images", n.importImages},
 		{"kubelet", n.startKubelet},
 		{"kube-proxy", n.startKubeProxy},
+		{"CoreDNS", n.startCoreDNS},
 		{"Node Ready", n.waitNodeReady},
 	}
 	for _, step := range steps {
@@ -196,6 +208,16 @@ func (n *Node) process(name, binary string, env []string, args ...string) (*loca
 	return p, nil
 }
 
+// processNamed is the started component of that name.
+func (n *Node) processNamed(name string) *localcluster.Process {
+	for _, p := range n.started {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
 func (n *Node) nodeBin(name string) string { return filepath.Join(n.opts.BinDir, "node", name) }
 
 func (n *Node) kubeconfig(user string) string {
@@ -223,6 +245,8 @@ func (n *Node) startControlPlane(ctx context.Context) error {
 			"--advertise-address=" + nodeIP(),
 			"--endpoint-reconciler-type=lease",
 			"--enable-admission-plugins=NodeRestriction",
+			// The node's name is in no DNS: call kubelet at its address.
+			"--kubelet-preferred-address-types=InternalIP",
 			"--kubelet-client-certificate=" + admin + ".crt",
 			"--kubelet-client-key=" + admin + ".key",
 		},
@@ -236,8 +260,9 @@ func (n *Node) startControlPlane(ctx context.Context) error {
 		"system:kube-controller-manager": nil,
 		"system:kube-scheduler":          nil,
 		"system:kube-proxy":              nil,
+		coreDNSUser:                      nil,
 	} {
-		file := strings.TrimPrefix(strings.TrimPrefix(user, "system:"), "node:")
+		file := strings.TrimPrefix(user, "system:")
 		if strings.HasPrefix(user, "system:node:") {
 			file = "kubelet"
 		}
@@ -417,12 +442,81 @@ func (n *Node) startKubeProxy(ctx context.Context) error {
 	return n.waitHealthy(ctx, p, "http://127.0.0.1:10256/healthz")
 }
 
+// coreDNSUser is CoreDNS's identity; coreDNSRBAC lets it read what it
+// answers from.
+const coreDNSUser = "system:coredns"
+
+// DNSAddress is where CoreDNS answers: the node's address, which every
+// Pod reaches through its bridge's gateway. kubelet gives it to Pods as
+// their nameserver.
+const DNSAddress = nodehost.NodeIP
+
+func (n *Node) startCoreDNS(ctx context.Context) error {
+	cs, err := kubernetes.NewForConfig(n.cluster.Config())
+	if err != nil {
+		return err
+	}
+	if err := coreDNSRBAC(ctx, cs); err != nil {
+		return err
+	}
+	corefile := filepath.Join(n.dir, "coredns", "Corefile")
+	if err := writeFile(corefile, n.corefile()); err != nil {
+		return err
+	}
+	p, err := n.process("coredns", n.nodeBin("coredns"), nil, "-conf", corefile)
+	if err != nil {
+		return err
+	}
+	return n.waitHealthy(ctx, p, "http://127.0.0.1:"+coreDNSReadyPort+"/ready")
+}
+
+// coreDNSReadyPort is CoreDNS's readiness endpoint, on loopback.
+const coreDNSReadyPort = "10254"
+
+// corefile answers the cluster's names from the apiserver and nothing
+// else: there is no upstream to forward to.
+func (n *Node) corefile() string {
+	return fmt.Sprintf(`.:53 {
+    bind %[1]s
+    errors
+    ready 127.0.0.1:%[2]s
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig %[3]s
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+    }
+    cache 5
+}
+`, DNSAddress, coreDNSReadyPort, n.kubeconfig("coredns"))
+}
+
+// coreDNSRBAC grants CoreDNS what its kubernetes plugin watches.
+func coreDNSRBAC(ctx context.Context, cs kubernetes.Interface) error {
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: coreDNSUser},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"services", "pods", "namespaces"}, Verbs: []string{"list", "watch"}},
+			{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"list", "watch"}},
+		},
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: coreDNSUser},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: coreDNSUser},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: coreDNSUser}},
+	}
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{})
+	return err
+}
+
 func (n *Node) waitNodeReady(ctx context.Context) error {
 	cs, err := kubernetes.NewForConfig(n.cluster.Config())
 	if err != nil {
 		return err
 	}
-	kubelet := n.started[len(n.started)-2]
+	kubelet := n.processNamed("kubelet")
 	return n.waitFor(ctx, kubelet, "Node "+n.opts.Name+" Ready", func() (bool, string) {
 		node, err := cs.CoreV1().Nodes().Get(ctx, n.opts.Name, metav1.GetOptions{})
 		if err != nil {

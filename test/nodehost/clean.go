@@ -61,6 +61,12 @@ func Clean(name string) error {
 			errs = append(errs, err)
 		}
 	}
+	for _, path := range rec.Absent {
+		// Remove only what is still an empty folder: nothing of anyone's.
+		if err := syscall.Rmdir(path); err != nil && !errors.Is(err, syscall.ENOENT) {
+			errs = append(errs, fmt.Errorf("remove %s, which the node made: %w", path, err))
+		}
+	}
 	for key, value := range rec.Sysctls {
 		if err := os.WriteFile(sysctlPath(key), []byte(value), 0o644); err != nil {
 			errs = append(errs, fmt.Errorf("restore %s=%s: %w", key, value, err))
@@ -142,6 +148,11 @@ func leftovers(name string, rec *record) []string {
 			if !slices.Contains(rec.Interfaces, i.Name) {
 				left = append(left, "network interface "+i.Name)
 			}
+		}
+	}
+	for _, path := range rec.Absent {
+		if _, err := os.Lstat(path); err == nil {
+			left = append(left, path+", which the node made")
 		}
 	}
 	for key, value := range rec.Sysctls {

@@ -73,7 +73,17 @@ type record struct {
 	Sysctls map[string]string `json:"sysctls"`
 	// Interfaces are the host's network interfaces before the start.
 	Interfaces []string `json:"interfaces"`
+	// Absent are the paths of createdPaths that did not exist before the
+	// start; Clean removes them again.
+	Absent []string `json:"absent"`
 }
+
+// createdPaths are folders outside the node's own that the node makes on
+// the host's filesystem: libcni's cache folder (a mount point in the
+// node's mount namespace), and the Docker socket the Docker provider's
+// Deployment mounts from the host, which containerd creates as an empty
+// folder when it is missing (the in-memory backend never uses it).
+var createdPaths = []string{"/var/lib/cni", "/run/docker.sock"}
 
 func recordPath(name string) string { return filepath.Join(stateDir, name+".json") }
 
@@ -207,6 +217,11 @@ func create(name, dir string) (*record, error) {
 	}
 	for _, i := range interfaces {
 		rec.Interfaces = append(rec.Interfaces, i.Name)
+	}
+	for _, path := range createdPaths {
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			rec.Absent = append(rec.Absent, path)
+		}
 	}
 	// Recorded before anything is made, so a failure half-way is cleaned.
 	if err := writeRecord(name, rec); err != nil {

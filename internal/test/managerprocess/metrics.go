@@ -22,13 +22,19 @@ func (p *Process) Scrape(ctx context.Context) (Metrics, error) {
 
 // Scrape reads the Prometheus text exposition at url.
 func Scrape(ctx context.Context, url string) (Metrics, error) {
+	return ScrapeWith(ctx, http.DefaultClient, url)
+}
+
+// ScrapeWith is Scrape through client: an apiserver's proxy to a kubelet
+// needs its credentials.
+func ScrapeWith(ctx context.Context, client *http.Client, url string) (Metrics, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("scrape %s: %w", url, err)
 	}

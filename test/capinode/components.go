@@ -1,0 +1,48 @@
+package capinode
+
+import (
+	"path/filepath"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+)
+
+// Component is one of Cluster API's components as the node runs it.
+type Component struct {
+	// Name is its folder in make capi-providers' rendering, and what
+	// Scrape knows it by.
+	Name string
+	// Namespace and Deployment are as its components file names them.
+	Namespace, Deployment string
+	// Image is what its Deployment runs on the node.
+	Image string
+}
+
+// Images on the node, as make node-images names them.
+const (
+	// DropInImage is the drop-in core manager's.
+	DropInImage = "rsc.lab/core-manager:dev"
+	// ClusterAPICoreImage is Cluster API's own core manager's.
+	ClusterAPICoreImage = "rsc.lab/cluster-api-controller:v1.14.2"
+)
+
+// The components, in the order they are installed: the core first (its
+// CRDs are the others' contract).
+var (
+	Core           = Component{"core", "capi-system", "capi-controller-manager", DropInImage}
+	Bootstrap      = Component{"bootstrap-kubeadm", "capi-kubeadm-bootstrap-system", "capi-kubeadm-bootstrap-controller-manager", "rsc.lab/kubeadm-bootstrap-controller:v1.14.2"}
+	ControlPlane   = Component{"control-plane-kubeadm", "capi-kubeadm-control-plane-system", "capi-kubeadm-control-plane-controller-manager", "rsc.lab/kubeadm-control-plane-controller:v1.14.2"}
+	Infrastructure = Component{"infrastructure-docker", "capd-system", "capd-controller-manager", "rsc.lab/capd-manager:v1.14.2"}
+	TestExtension  = Component{"test-extension", "test-extension-system", "test-extension-controller-manager", "rsc.lab/test-extension:v1.14.2"}
+	Components     = []Component{Core, Bootstrap, ControlPlane, Infrastructure, TestExtension}
+)
+
+// componentsFile is where make capi-providers renders its config/default.
+func (c Component) componentsFile(binDir string) string {
+	return filepath.Join(binDir, capimanagement.DataDir, c.Name, "components.yaml")
+}
+
+// byScrapeName maps capiflow's names for what it scrapes to components.
+var byScrapeName = map[string]Component{
+	capimanagement.CoreManagerName:   Core,
+	capimanagement.TestExtensionName: TestExtension,
+}

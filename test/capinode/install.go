@@ -1,0 +1,275 @@
+package capinode
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+)
+
+// Options install the components.
+type Options struct {
+	// BinDir holds make capi-providers' rendering and clusterctl.
+	BinDir string
+	// Config is a cluster-admin of the node's cluster.
+	Config *rest.Config
+	// CoreImage is the core Deployment's image: DropInImage or
+	// ClusterAPICoreImage.
+	CoreImage string
+	// CoreReplicas is the core Deployment's replicas; zero keeps the
+	// components file's one.
+	CoreReplicas int32
+	// Timeout bounds each component's rollout.
+	Timeout time.Duration
+	// Progress gets a line per component installed.
+	Progress io.Writer
+}
+
+// fieldOwner is the harness's name in managedFields.
+const fieldOwner = "rsc-node"
+
+// Variables are the values clusterctl substitutes into the components
+// files (every other variable keeps its default, as with clusterctl init
+// and no configuration): the feature gates the process-based flow runs
+// every manager with (capimanagement.FeatureGates: ClusterTopology,
+// RuntimeSDK, MachineTaintPropagation), so that the two flows compare, and
+// plain-HTTP diagnostics on :8080, as Cluster API's e2e sets them, from
+// which the flow reads metrics without a token.
+var Variables = map[string]string{
+	"CLUSTER_TOPOLOGY":              "true",
+	"EXP_RUNTIME_SDK":               "true",
+	"EXP_MACHINE_TAINT_PROPAGATION": "true",
+	diagnosticsAddress:              ":8080",
+	"CAPI_INSECURE_DIAGNOSTICS":     "true",
+}
+
+// diagnosticsAddress is the variable of the managers' metrics address.
+const diagnosticsAddress = "CAPI_DIAGNOSTICS_ADDRESS"
+
+// Install renders, applies and waits for every component; see the
+// package's documentation for what it changes.
+func Install(ctx context.Context, o Options) (*Management, error) {
+	if o.Timeout == 0 {
+		o.Timeout = 5 * time.Minute
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	c, err := client.New(o.Config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(o.Config)
+	if err != nil {
+		return nil, err
+	}
+	vars := Variables
+	_, metricsPort, err := net.SplitHostPort(vars[diagnosticsAddress])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", diagnosticsAddress, err)
+	}
+	m := &Management{c: c, cs: cs, config: o.Config, certs: &standIn{cas: map[string][]byte{}}, timeout: o.Timeout, metricsPort: metricsPort}
+	for _, comp := range Components {
+		began := time.Now()
+		objects, err := capimanagement.RenderFile(ctx, o.BinDir, comp.componentsFile(o.BinDir), vars)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", comp.Name, err)
+		}
+		if objects, err = m.certs.issue(objects); err != nil {
+			return nil, fmt.Errorf("%s: %w", comp.Name, err)
+		}
+		image, replicas := comp.Image, int32(0)
+		if comp == Core {
+			image, replicas = o.CoreImage, o.CoreReplicas
+		}
+		if err := m.apply(ctx, comp, objects, image, replicas); err != nil {
+			return nil, fmt.Errorf("%s: %w", comp.Name, err)
+		}
+		fmt.Fprintf(o.Progress, "%s applied (%d objects) in %.1fs\n", comp.Name, len(objects), time.Since(began).Seconds())
+	}
+	for _, comp := range Components {
+		began := time.Now()
+		if err := m.WaitRolledOut(ctx, comp); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.Progress, "%s rolled out in %.1fs more\n", comp.Name, time.Since(began).Seconds())
+	}
+	return m, nil
+}
+
+// apply applies the objects of one component, namespaces and CRDs first
+// (and waits for the CRDs), with the Deployment's image and pull policy
+// set, and its replicas when non-zero.
+func (m *Management) apply(ctx context.Context, comp Component, objects []*unstructured.Unstructured, image string, replicas int32) error {
+	order := func(u *unstructured.Unstructured) int {
+		switch u.GetKind() {
+		case "Namespace":
+			return 0
+		case "CustomResourceDefinition":
+			return 1
+		}
+		return 2
+	}
+	var crds []string
+	deployments := 0
+	for pass := 0; pass < 3; pass++ {
+		if pass == 2 {
+			if err := m.waitEstablished(ctx, crds); err != nil {
+				return err
+			}
+		}
+		for _, u := range objects {
+			if order(u) != pass {
+				continue
+			}
+			if err := m.certs.inject(u); err != nil {
+				return err
+			}
+			if u.GetKind() == "Deployment" {
+				deployments++
+				if u.GetName() != comp.Deployment {
+					return fmt.Errorf("the Deployment is %s, want %s", u.GetName(), comp.Deployment)
+				}
+				if err := setImage(u, image, replicas); err != nil {
+					return err
+				}
+			}
+			if u.GetKind() == "CustomResourceDefinition" {
+				crds = append(crds, u.GetName())
+			}
+			if err := m.c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+				return fmt.Errorf("apply %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+			}
+		}
+	}
+	if deployments != 1 {
+		return fmt.Errorf("%d Deployments in the components file, want one", deployments)
+	}
+	return nil
+}
+
+// setImage sets the manager container's image and, as Cluster API's
+// release does (make set-manifest-pull-policy), IfNotPresent.
+func setImage(u *unstructured.Unstructured, image string, replicas int32) error {
+	containers, _, err := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+	if err != nil {
+		return err
+	}
+	found := false
+	for i := range containers {
+		container, _ := containers[i].(map[string]any)
+		if container["name"] == "manager" {
+			container["image"] = image
+			container["imagePullPolicy"] = string(corev1.PullIfNotPresent)
+			found = true
+		}
+	}
+	if !found {
+		return fmt.Errorf("the Deployment %s has no container named manager", u.GetName())
+	}
+	if err := unstructured.SetNestedSlice(u.Object, containers, "spec", "template", "spec", "containers"); err != nil {
+		return err
+	}
+	if replicas > 0 {
+		return unstructured.SetNestedField(u.Object, int64(replicas), "spec", "replicas")
+	}
+	return nil
+}
+
+func (m *Management) waitEstablished(ctx context.Context, names []string) error {
+	return polltest.Within(time.Minute, "CRDs established", func() (bool, string) {
+		for _, name := range names {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := m.c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+				return false, err.Error()
+			}
+			established := false
+			for _, c := range crd.Status.Conditions {
+				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+					established = true
+				}
+			}
+			if !established {
+				return false, name + " not established"
+			}
+		}
+		return true, ""
+	})
+}
+
+// WaitRolledOut waits until the component's Deployment has every replica
+// updated and available and no Pod of an older template is left; a Pod
+// that cannot start says why (an image missing from the node, a crash).
+func (m *Management) WaitRolledOut(ctx context.Context, comp Component) error {
+	return polltest.Within(m.timeout, comp.Deployment+" rolled out", func() (bool, string) {
+		d := &appsv1.Deployment{}
+		if err := m.c.Get(ctx, client.ObjectKey{Namespace: comp.Namespace, Name: comp.Deployment}, d); err != nil {
+			return false, err.Error()
+		}
+		want := int32(1)
+		if d.Spec.Replicas != nil {
+			want = *d.Spec.Replicas
+		}
+		s := d.Status
+		if s.ObservedGeneration == d.Generation && s.UpdatedReplicas == want && s.AvailableReplicas == want && s.Replicas == want {
+			return true, ""
+		}
+		return false, fmt.Sprintf("%d of %d updated, %d available, %d in all; %s", s.UpdatedReplicas, want, s.AvailableReplicas, s.Replicas, m.podTrouble(ctx, comp))
+	})
+}
+
+// podTrouble says what the component's Pods wait on.
+func (m *Management) podTrouble(ctx context.Context, comp Component) string {
+	pods, err := m.pods(ctx, comp)
+	if err != nil {
+		return err.Error()
+	}
+	var why []string
+	for _, p := range pods {
+		for _, cs := range p.Status.ContainerStatuses {
+			if w := cs.State.Waiting; w != nil {
+				why = append(why, fmt.Sprintf("%s: %s %s", p.Name, w.Reason, w.Message))
+			}
+		}
+		if len(p.Status.ContainerStatuses) == 0 {
+			why = append(why, fmt.Sprintf("%s: %s", p.Name, p.Status.Phase))
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// pods lists the component's Pods that are not being deleted.
+func (m *Management) pods(ctx context.Context, comp Component) ([]corev1.Pod, error) {
+	d, err := m.cs.AppsV1().Deployments(comp.Namespace).Get(ctx, comp.Deployment, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	list, err := m.cs.CoreV1().Pods(comp.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: metav1.FormatLabelSelector(d.Spec.Selector),
+	})
+	if err != nil {
+		return nil, err
+	}
+	var pods []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil {
+			pods = append(pods, p)
+		}
+	}
+	return pods, nil
+}

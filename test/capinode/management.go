@@ -1,0 +1,281 @@
+package capinode
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
+)
+
+// Management is Cluster API's components running as Pods on the node.
+type Management struct {
+	c       client.Client
+	cs      kubernetes.Interface
+	config  *rest.Config
+	certs   *standIn
+	timeout time.Duration
+	// metricsPort is where every manager serves its metrics.
+	metricsPort string
+}
+
+// Client is a cluster-admin client.
+func (m *Management) Client() client.Client { return m.c }
+
+// Exited reports a component whose container restarted or whose Pods all
+// went away: a crash, an exit on a lost lease, or a failed probe.
+func (m *Management) Exited() error {
+	ctx := context.Background()
+	for _, comp := range Components {
+		pods, err := m.pods(ctx, comp)
+		if err != nil {
+			continue // a transient read error is not an exit
+		}
+		for _, p := range pods {
+			for _, cs := range p.Status.ContainerStatuses {
+				if cs.RestartCount > 0 {
+					last := ""
+					if t := cs.LastTerminationState.Terminated; t != nil {
+						last = fmt.Sprintf(": last ended %s, exit %d: %s", t.Reason, t.ExitCode, lastLines(t.Message, 5))
+					}
+					return fmt.Errorf("%s Pod %s restarted %d times%s", comp.Name, p.Name, cs.RestartCount, last)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// TestExtensionConfig registers Cluster API's test extension through its
+// Service, with the stand-in's CA, as its e2e does.
+func (m *Management) TestExtensionConfig(name string, namespaces ...string) *runtimev1.ExtensionConfig {
+	selector := &metav1.LabelSelector{}
+	if len(namespaces) > 0 {
+		selector.MatchExpressions = []metav1.LabelSelectorRequirement{{
+			Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: namespaces,
+		}}
+	}
+	port := int32(443)
+	return &runtimev1.ExtensionConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig: runtimev1.ClientConfig{
+				Service: runtimev1.ServiceReference{
+					Namespace: TestExtension.Namespace, Name: "test-extension-webhook-service", Port: &port,
+				},
+				CABundle: m.certs.cas[TestExtension.Namespace+"/test-extension-serving-cert"],
+			},
+			NamespaceSelector: selector,
+			Settings: map[string]string{
+				"extensionConfigName":          name,
+				"defaultAllHandlersToBlocking": "false",
+			},
+		},
+	}
+}
+
+// Scrape reads the metrics of the core manager's leader or of the test
+// extension, from its Pod, over plain HTTP (CAPI_INSECURE_DIAGNOSTICS).
+func (m *Management) Scrape(ctx context.Context, name string) (managerprocess.Metrics, error) {
+	comp, ok := byScrapeName[name]
+	if !ok {
+		return nil, fmt.Errorf("no component is scraped as %q", name)
+	}
+	var pod *corev1.Pod
+	if comp == Core {
+		leader, err := m.Leader(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p, err := m.cs.CoreV1().Pods(comp.Namespace).Get(ctx, leader, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		pod = p
+	} else {
+		pods, err := m.pods(ctx, comp)
+		if err != nil {
+			return nil, err
+		}
+		if len(pods) != 1 {
+			return nil, fmt.Errorf("%d Pods of %s, want one", len(pods), comp.Name)
+		}
+		pod = &pods[0]
+	}
+	if pod.Status.PodIP == "" {
+		return nil, fmt.Errorf("the Pod %s has no address yet", pod.Name)
+	}
+	return managerprocess.Scrape(ctx, "http://"+net.JoinHostPort(pod.Status.PodIP, m.metricsPort)+"/metrics")
+}
+
+// leaseName is the core manager's leader election Lease, Cluster API's and
+// the drop-in's alike.
+const leaseName = "controller-leader-election-capi"
+
+// Leader is the name of the Pod holding the core manager's Lease (its
+// identity is the Pod's name, an underscore and a UUID).
+func (m *Management) Leader(ctx context.Context) (string, error) {
+	lease := &coordinationv1.Lease{}
+	if err := m.c.Get(ctx, client.ObjectKey{Namespace: Core.Namespace, Name: leaseName}, lease); err != nil {
+		return "", err
+	}
+	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+		return "", fmt.Errorf("the Lease %s has no holder", leaseName)
+	}
+	holder, _, _ := strings.Cut(*lease.Spec.HolderIdentity, "_")
+	return holder, nil
+}
+
+// DeleteLeader deletes the core manager's leading Pod with grace period
+// 0, as a node failure would end it, and returns how long the Lease took
+// to pass to another Pod that was already running.
+func (m *Management) DeleteLeader(ctx context.Context) (string, time.Duration, error) {
+	leader, err := m.Leader(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	began := time.Now()
+	if err := m.cs.CoreV1().Pods(Core.Namespace).Delete(ctx, leader, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		return "", 0, err
+	}
+	var next string
+	err = polltest.Within(3*time.Minute, "another Pod to take the core manager's Lease from "+leader, func() (bool, string) {
+		holder, err := m.Leader(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		next = holder
+		return holder != leader, "held by " + holder
+	})
+	return next, time.Since(began), err
+}
+
+// SetCoreImage swaps the core Deployment's image on the live cluster, as
+// an operator would (kubectl set image), and waits for the rollout.
+func (m *Management) SetCoreImage(ctx context.Context, image string) error {
+	d, err := m.cs.AppsV1().Deployments(Core.Namespace).Get(ctx, Core.Deployment, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	for i := range d.Spec.Template.Spec.Containers {
+		if d.Spec.Template.Spec.Containers[i].Name == "manager" {
+			d.Spec.Template.Spec.Containers[i].Image = image
+		}
+	}
+	if _, err := m.cs.AppsV1().Deployments(Core.Namespace).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	return m.WaitRolledOut(ctx, Core)
+}
+
+// Forbidden returns every line of every component's Pod logs (this
+// container and the one before a restart) in which the apiserver refused
+// a request: Cluster API's own RBAC must be enough for each.
+func (m *Management) Forbidden(ctx context.Context) ([]string, error) {
+	var found []string
+	for _, comp := range Components {
+		pods, err := m.pods(ctx, comp)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pods {
+			stream, err := m.cs.CoreV1().Pods(comp.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: "manager"}).Stream(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("logs of %s: %w", p.Name, err)
+			}
+			scanner := bufio.NewScanner(stream)
+			scanner.Buffer(make([]byte, 1<<20), 1<<20)
+			for scanner.Scan() {
+				if line := scanner.Text(); strings.Contains(line, "forbidden") || strings.Contains(line, "Forbidden") {
+					found = append(found, p.Name+": "+line)
+				}
+			}
+			stream.Close()
+		}
+	}
+	return found, nil
+}
+
+// LogTail is the last lines of a component's Pods' logs, for a failure.
+func (m *Management) LogTail(ctx context.Context, comp Component, lines int64) string {
+	pods, err := m.pods(ctx, comp)
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, p := range pods {
+		stream, err := m.cs.CoreV1().Pods(comp.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: "manager", TailLines: &lines}).Stream(ctx)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", p.Name, err)
+			continue
+		}
+		data, _ := io.ReadAll(io.LimitReader(stream, 1<<20))
+		stream.Close()
+		fmt.Fprintf(&b, "--- %s\n%s", p.Name, data)
+	}
+	return b.String()
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// PodUsage is what kubelet reports of one Pod's manager container.
+type PodUsage struct {
+	Image string
+	// CPUSeconds is the CPU time the container used since it started.
+	CPUSeconds float64
+	// WorkingSetBytes is its memory working set now.
+	WorkingSetBytes float64
+}
+
+// CoreUsage reads, from kubelet's resource metrics (through the
+// apiserver's proxy to the node), the core manager's containers' CPU time
+// and memory, by Pod.
+func (m *Management) CoreUsage(ctx context.Context, node string) (map[string]PodUsage, error) {
+	httpClient, err := rest.HTTPClientFor(m.config)
+	if err != nil {
+		return nil, err
+	}
+	metrics, err := managerprocess.ScrapeWith(ctx, httpClient, m.config.Host+"/api/v1/nodes/"+node+"/proxy/metrics/resource")
+	if err != nil {
+		return nil, err
+	}
+	pods, err := m.pods(ctx, Core)
+	if err != nil {
+		return nil, err
+	}
+	usage := map[string]PodUsage{}
+	for _, p := range pods {
+		labels := map[string]string{"namespace": Core.Namespace, "pod": p.Name, "container": "manager"}
+		image := ""
+		for _, c := range p.Spec.Containers {
+			if c.Name == "manager" {
+				image = c.Image
+			}
+		}
+		usage[p.Name] = PodUsage{
+			Image:           image,
+			CPUSeconds:      metrics.Sum("container_cpu_usage_seconds_total", labels),
+			WorkingSetBytes: metrics.Sum("container_memory_working_set_bytes", labels),
+		}
+	}
+	return usage, nil
+}

@@ -1,0 +1,175 @@
+package node_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capiflow"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capinode"
+)
+
+// Cluster API's own provisioning flow with every manager as a Pod, as
+// Cluster API's release deploys them (package capinode; cert-manager is
+// the one stand-in): the drop-in's Deployment at two replicas, its leading
+// Pod deleted with grace period 0 before the upgrade, its image swapped to
+// Cluster API's own manager before the control plane scales and back to
+// the drop-in before the delete. Every step must pass as it does with
+// processes, and no manager's log may hold a request its RBAC refused.
+func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
+	n := inside(t)
+	binDir, err := toolbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+
+	began := time.Now()
+	m, err := capinode.Install(ctx, capinode.Options{
+		BinDir: binDir, Config: n.Config(), CoreImage: capinode.DropInImage, CoreReplicas: 2, Progress: logWriter{t},
+	})
+	if err != nil {
+		t.Fatalf("install Cluster API's components: %v", err)
+	}
+	t.Logf("Cluster API's components installed and rolled out in %.1fs; cert-manager's Certificates and Issuers replaced by the harness's stand-in (Secrets written, CA injected)", time.Since(began).Seconds())
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, comp := range capinode.Components {
+				t.Logf("%s log (last 30 lines):\n%s", comp.Name, m.LogTail(context.Background(), comp, 30))
+			}
+		}
+	})
+
+	usage := &usageSampler{m: m, node: nodeName}
+	stopSampling := usage.start(ctx, 5*time.Second)
+	checkForbidden := func(when string) {
+		t.Helper()
+		lines, err := m.Forbidden(ctx)
+		if err != nil {
+			t.Errorf("read the managers' logs %s: %v", when, err)
+		}
+		for _, line := range lines {
+			t.Errorf("forbidden %s: %s", when, line)
+		}
+	}
+	result := capiflow.Run(ctx, t, m, capiflow.Options{
+		Manager: "drop-in as Pods", Client: m.Client(), BinDir: binDir,
+		Before: func(step string) {
+			checkForbidden("before " + step)
+			switch step {
+			case "upgrade":
+				old, err := m.Leader(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				next, took, err := m.DeleteLeader(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("leader %s deleted with grace period 0; %s leads %.1fs later", old, next, took.Seconds())
+			case "scale":
+				swapped := time.Now()
+				if err := m.SetCoreImage(ctx, capinode.ClusterAPICoreImage); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("core image swapped to Cluster API's own (%s), rolled out in %.1fs", capinode.ClusterAPICoreImage, time.Since(swapped).Seconds())
+			case "delete":
+				swapped := time.Now()
+				if err := m.SetCoreImage(ctx, capinode.DropInImage); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("core image swapped back to the drop-in (%s), rolled out in %.1fs", capinode.DropInImage, time.Since(swapped).Seconds())
+			}
+		},
+	})
+	checkForbidden("at the end")
+	stopSampling()
+	t.Log(result.Summary())
+	t.Log(usage.report())
+}
+
+// logWriter sends progress lines to the test log.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// usageSampler keeps, for each core manager Pod, its last CPU time and its
+// largest memory working set, as kubelet reports them.
+type usageSampler struct {
+	m    *capinode.Management
+	node string
+	mu   sync.Mutex
+	pods map[string]capinode.PodUsage
+	seen map[string][2]time.Time
+}
+
+func (s *usageSampler) start(ctx context.Context, every time.Duration) (stop func()) {
+	s.pods, s.seen = map[string]capinode.PodUsage{}, map[string][2]time.Time{}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ticker := time.NewTicker(every)
+		defer ticker.Stop()
+		for {
+			s.sample(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done; s.sample(context.Background()) }
+}
+
+func (s *usageSampler) sample(ctx context.Context) {
+	now, err := s.m.CoreUsage(ctx, s.node)
+	if err != nil {
+		return // a sample missed while a Pod starts is not a failure
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for pod, u := range now {
+		if u.CPUSeconds == 0 && u.WorkingSetBytes == 0 {
+			continue
+		}
+		kept := s.pods[pod]
+		kept.Image = u.Image
+		kept.CPUSeconds = max(kept.CPUSeconds, u.CPUSeconds)
+		kept.WorkingSetBytes = max(kept.WorkingSetBytes, u.WorkingSetBytes)
+		s.pods[pod] = kept
+		seen := s.seen[pod]
+		if seen[0].IsZero() {
+			seen[0] = time.Now()
+		}
+		seen[1] = time.Now()
+		s.seen[pod] = seen
+	}
+}
+
+func (s *usageSampler) report() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, 0, len(s.pods))
+	for pod := range s.pods {
+		names = append(names, pod)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("core manager Pods, as kubelet reports them (CPU time of the container, largest working set seen, time sampled):\n")
+	for _, pod := range names {
+		u, seen := s.pods[pod], s.seen[pod]
+		fmt.Fprintf(&b, "  %s (%s): %.1f s CPU, %.1f MiB, sampled over %.0f s\n", pod, u.Image, u.CPUSeconds, u.WorkingSetBytes/(1<<20), seen[1].Sub(seen[0]).Seconds())
+	}
+	return b.String()
+}
