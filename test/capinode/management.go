@@ -3,6 +3,8 @@ package capinode
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
@@ -160,7 +162,16 @@ func (m *Management) DeleteLeader(ctx context.Context) (string, time.Duration, e
 		next = holder
 		return holder != leader, "held by " + holder
 	})
-	return next, time.Since(began), err
+	took := time.Since(began)
+	if err != nil {
+		return "", took, err
+	}
+	// The Deployment replaces the Pod; the flow goes on once the webhook
+	// Service no longer leads to the one deleted.
+	if err := m.WaitRolledOut(ctx, Core); err != nil {
+		return "", took, err
+	}
+	return next, took, m.waitWebhookServed(ctx, Core, coreWebhookService, coreServingCert)
 }
 
 // SetCoreImage swaps the core Deployment's image on the live cluster, as
@@ -178,7 +189,74 @@ func (m *Management) SetCoreImage(ctx context.Context, image string) error {
 	if _, err := m.cs.AppsV1().Deployments(Core.Namespace).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
 		return err
 	}
-	return m.WaitRolledOut(ctx, Core)
+	if err := m.WaitRolledOut(ctx, Core); err != nil {
+		return err
+	}
+	return m.waitWebhookServed(ctx, Core, coreWebhookService, coreServingCert)
+}
+
+// The core's webhook Service and the Certificate its serving certificate
+// stands in for, as its components file names them.
+const (
+	coreWebhookService = "capi-webhook-service"
+	coreServingCert    = "capi-serving-cert"
+)
+
+// waitWebhookServed waits until the webhook Service's endpoints are the
+// component's current Pods, all ready, and a TLS handshake through its
+// cluster address, verified with the stand-in's CA, succeeds several times
+// in a row: after a rollout, kube-proxy can still send a request to a Pod
+// that is gone, and the apiserver's call to the webhook then times out.
+func (m *Management) waitWebhookServed(ctx context.Context, comp Component, service, cert string) error {
+	svc, err := m.cs.CoreV1().Services(comp.Namespace).Get(ctx, service, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(m.certs.cas[comp.Namespace+"/"+cert])
+	tlsConfig := &tls.Config{RootCAs: pool, ServerName: service + "." + comp.Namespace + ".svc", MinVersion: tls.VersionTLS12}
+	inARow := 0
+	return polltest.Within(time.Minute, "the "+service+" Service to lead only to "+comp.Name+"'s current Pods", func() (bool, string) {
+		pods, err := m.pods(ctx, comp)
+		if err != nil {
+			return false, err.Error()
+		}
+		current := map[string]bool{}
+		for _, p := range pods {
+			current[p.Status.PodIP] = true
+		}
+		slices, err := m.cs.DiscoveryV1().EndpointSlices(comp.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=" + service})
+		if err != nil {
+			return false, err.Error()
+		}
+		served := 0
+		for _, slice := range slices.Items {
+			for _, e := range slice.Endpoints {
+				for _, address := range e.Addresses {
+					if !current[address] {
+						inARow = 0
+						return false, "the endpoints still name " + address
+					}
+					if e.Conditions.Ready != nil && *e.Conditions.Ready {
+						served++
+					}
+				}
+			}
+		}
+		if served != len(pods) {
+			inARow = 0
+			return false, fmt.Sprintf("%d ready endpoints for %d Pods", served, len(pods))
+		}
+		dialer := &tls.Dialer{NetDialer: &net.Dialer{Timeout: 2 * time.Second}, Config: tlsConfig}
+		conn, err := dialer.DialContext(ctx, "tcp", net.JoinHostPort(svc.Spec.ClusterIP, "443"))
+		if err != nil {
+			inARow = 0
+			return false, err.Error()
+		}
+		conn.Close()
+		inARow++
+		return inARow >= 5, fmt.Sprintf("%d handshakes in a row", inARow)
+	})
 }
 
 // Forbidden returns every line of every component's Pod logs (this
