@@ -132,7 +132,7 @@ node-images: ## Write the real node's images as OCI archives into bin/node/image
 NODE_DIR ?= $(CURDIR)/.local/node
 
 .PHONY: node-test
-node-test: node-packages tools node-binaries node-images ## Start a one-node Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd with runc, kubelet, kube-proxy, CNI) in a network namespace of its own, run the tests that need it, stop it and check that nothing is left (as root; not part of make test; data and logs in .local/node).
+node-test: node-packages tools capi-providers node-binaries node-images ## Start a one-node Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd with runc, kubelet, kube-proxy, CNI) in a network namespace of its own, run the tests that need it, stop it and check that nothing is left (as root; not part of make test; data and logs in .local/node).
 	cd test && RSC_BIN_DIR=$(BIN) RSC_NODE_TEST=1 RSC_NODE_DIR=$(NODE_DIR) RSC_NODE_IMAGES=$(NODE_IMAGES) $(GO) test -count=1 -timeout 45m -v ./node/
 
 ##@ Cluster API baseline

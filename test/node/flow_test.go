@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capiflow"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capinode"
 )
 
@@ -30,9 +32,29 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 
+	// By hand, two knobs run the flow otherwise: RSC_NODE_E2E_VARIABLES
+	// turns on every feature gate Cluster API's e2e turns on (in-place
+	// updates among them), and RSC_NODE_CORE=capi or =drop-in runs one core
+	// manager throughout, with no swap, for a side-by-side measurement.
+	var vars map[string]string
+	if os.Getenv("RSC_NODE_E2E_VARIABLES") != "" {
+		if vars, err = capimanagement.E2EVariables(binDir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	coreImage, swap := capinode.DropInImage, true
+	switch core := os.Getenv("RSC_NODE_CORE"); core {
+	case "":
+	case "capi":
+		coreImage, swap = capinode.ClusterAPICoreImage, false
+	case "drop-in":
+		swap = false
+	default:
+		t.Fatalf("RSC_NODE_CORE=%q: want capi or drop-in", core)
+	}
 	began := time.Now()
 	m, err := capinode.Install(ctx, capinode.Options{
-		BinDir: binDir, Config: n.Config(), CoreImage: capinode.DropInImage, CoreReplicas: 2, Progress: logWriter{t},
+		BinDir: binDir, Config: n.Config(), CoreImage: coreImage, CoreReplicas: 2, Variables: vars, Progress: logWriter{t},
 	})
 	if err != nil {
 		t.Fatalf("install Cluster API's components: %v", err)
@@ -59,7 +81,7 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 		}
 	}
 	result := capiflow.Run(ctx, t, m, capiflow.Options{
-		Manager: "drop-in as Pods", Client: m.Client(), BinDir: binDir,
+		Manager: coreImage + " as Pods", Client: m.Client(), BinDir: binDir,
 		Before: func(step string) {
 			checkForbidden("before " + step)
 			switch step {
@@ -74,12 +96,18 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 				}
 				t.Logf("leader %s deleted with grace period 0; %s leads %.1fs later", old, next, took.Seconds())
 			case "scale":
+				if !swap {
+					return
+				}
 				swapped := time.Now()
 				if err := m.SetCoreImage(ctx, capinode.ClusterAPICoreImage); err != nil {
 					t.Fatal(err)
 				}
 				t.Logf("core image swapped to Cluster API's own (%s), rolled out in %.1fs", capinode.ClusterAPICoreImage, time.Since(swapped).Seconds())
 			case "delete":
+				if !swap {
+					return
+				}
 				swapped := time.Now()
 				if err := m.SetCoreImage(ctx, capinode.DropInImage); err != nil {
 					t.Fatal(err)

@@ -141,6 +141,7 @@ func (n *Node) start(ctx context.Context) error {
 		{"CoreDNS", n.startCoreDNS},
 		{"Node Ready", n.waitNodeReady},
 	}
+	up := time.Now()
 	for _, step := range steps {
 		began := time.Now()
 		if err := step.start(ctx); err != nil {
@@ -150,6 +151,7 @@ func (n *Node) start(ctx context.Context) error {
 		n.Timings = append(n.Timings, Timing{step.component, took})
 		fmt.Fprintf(n.opts.Progress, "node %s: %s in %.1fs\n", n.opts.Name, step.component, took.Seconds())
 	}
+	fmt.Fprintf(n.opts.Progress, "node %s: up in %.1fs\n", n.opts.Name, time.Since(up).Seconds())
 	return nil
 }
 
