@@ -23,6 +23,9 @@ func TestComponents_RenderWithTheFlowsGatesAndTheStandInReplacesCertManager(t *t
 		if err != nil {
 			t.Fatalf("%s: %v", comp.Name, err)
 		}
+		if !hasObject(objects, "Service", comp.Namespace, comp.webhookService()) || !hasObject(objects, "Certificate", comp.Namespace, comp.servingCert()) {
+			t.Errorf("%s: no Service %s or Certificate %s in %s", comp.Name, comp.webhookService(), comp.servingCert(), comp.Namespace)
+		}
 		if objects, err = certs.issue(objects); err != nil {
 			t.Fatalf("%s: %v", comp.Name, err)
 		}
@@ -65,6 +68,15 @@ func TestComponents_RenderWithTheFlowsGatesAndTheStandInReplacesCertManager(t *t
 			t.Errorf("%s: %d webhook Secrets written, %d objects asking for a CA; want one, and some for all but the test extension", comp.Name, secrets, asking)
 		}
 	}
+}
+
+func hasObject(objects []*unstructured.Unstructured, kind, namespace, name string) bool {
+	for _, u := range objects {
+		if u.GetKind() == kind && u.GetNamespace() == namespace && u.GetName() == name {
+			return true
+		}
+	}
+	return false
 }
 
 func managerArgs(t *testing.T, u *unstructured.Unstructured) []string {

@@ -15,7 +15,17 @@ type Component struct {
 	Namespace, Deployment string
 	// Image is what its Deployment runs on the node.
 	Image string
+	// Prefix starts the names of its webhook Service and its Certificate,
+	// as its kustomization's namePrefix makes them.
+	Prefix string
 }
+
+// webhookService is the Service in front of its webhook server (for the
+// test extension, of its Runtime Extension hooks).
+func (c Component) webhookService() string { return c.Prefix + "webhook-service" }
+
+// servingCert is the Certificate of its webhook server.
+func (c Component) servingCert() string { return c.Prefix + "serving-cert" }
 
 // Images on the node, as make node-images names them.
 const (
@@ -28,11 +38,11 @@ const (
 // The components, in the order they are installed: the core first (its
 // CRDs are the others' contract).
 var (
-	Core           = Component{"core", "capi-system", "capi-controller-manager", DropInImage}
-	Bootstrap      = Component{"bootstrap-kubeadm", "capi-kubeadm-bootstrap-system", "capi-kubeadm-bootstrap-controller-manager", "rsc.lab/kubeadm-bootstrap-controller:v1.14.2"}
-	ControlPlane   = Component{"control-plane-kubeadm", "capi-kubeadm-control-plane-system", "capi-kubeadm-control-plane-controller-manager", "rsc.lab/kubeadm-control-plane-controller:v1.14.2"}
-	Infrastructure = Component{"infrastructure-docker", "capd-system", "capd-controller-manager", "rsc.lab/capd-manager:v1.14.2"}
-	TestExtension  = Component{"test-extension", "test-extension-system", "test-extension-controller-manager", "rsc.lab/test-extension:v1.14.2"}
+	Core           = Component{"core", "capi-system", "capi-controller-manager", DropInImage, "capi-"}
+	Bootstrap      = Component{"bootstrap-kubeadm", "capi-kubeadm-bootstrap-system", "capi-kubeadm-bootstrap-controller-manager", "rsc.lab/kubeadm-bootstrap-controller:v1.14.2", "capi-kubeadm-bootstrap-"}
+	ControlPlane   = Component{"control-plane-kubeadm", "capi-kubeadm-control-plane-system", "capi-kubeadm-control-plane-controller-manager", "rsc.lab/kubeadm-control-plane-controller:v1.14.2", "capi-kubeadm-control-plane-"}
+	Infrastructure = Component{"infrastructure-docker", "capd-system", "capd-controller-manager", "rsc.lab/capd-manager:v1.14.2", "capd-"}
+	TestExtension  = Component{"test-extension", "test-extension-system", "test-extension-controller-manager", "rsc.lab/test-extension:v1.14.2", "test-extension-"}
 	Components     = []Component{Core, Bootstrap, ControlPlane, Infrastructure, TestExtension}
 )
 

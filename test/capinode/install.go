@@ -34,6 +34,8 @@ type Options struct {
 	// CoreReplicas is the core Deployment's replicas; zero keeps the
 	// components file's one.
 	CoreReplicas int32
+	// Variables replace Variables when set.
+	Variables map[string]string
 	// Timeout bounds each component's rollout.
 	Timeout time.Duration
 	// Progress gets a line per component installed.
@@ -79,6 +81,9 @@ func Install(ctx context.Context, o Options) (*Management, error) {
 		return nil, err
 	}
 	vars := Variables
+	if o.Variables != nil {
+		vars = o.Variables
+	}
 	_, metricsPort, err := net.SplitHostPort(vars[diagnosticsAddress])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", diagnosticsAddress, err)
@@ -107,7 +112,10 @@ func Install(ctx context.Context, o Options) (*Management, error) {
 		if err := m.WaitRolledOut(ctx, comp); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(o.Progress, "%s rolled out in %.1fs more\n", comp.Name, time.Since(began).Seconds())
+		if err := m.waitWebhookServed(ctx, comp); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.Progress, "%s rolled out and its webhook Service served in %.1fs more\n", comp.Name, time.Since(began).Seconds())
 	}
 	return m, nil
 }

@@ -76,9 +76,9 @@ func (m *Management) TestExtensionConfig(name string, namespaces ...string) *run
 		Spec: runtimev1.ExtensionConfigSpec{
 			ClientConfig: runtimev1.ClientConfig{
 				Service: runtimev1.ServiceReference{
-					Namespace: TestExtension.Namespace, Name: "test-extension-webhook-service", Port: &port,
+					Namespace: TestExtension.Namespace, Name: TestExtension.webhookService(), Port: &port,
 				},
-				CABundle: m.certs.cas[TestExtension.Namespace+"/test-extension-serving-cert"],
+				CABundle: m.certs.cas[TestExtension.Namespace+"/"+TestExtension.servingCert()],
 			},
 			NamespaceSelector: selector,
 			Settings: map[string]string{
@@ -171,7 +171,7 @@ func (m *Management) DeleteLeader(ctx context.Context) (string, time.Duration, e
 	if err := m.WaitRolledOut(ctx, Core); err != nil {
 		return "", took, err
 	}
-	return next, took, m.waitWebhookServed(ctx, Core, coreWebhookService, coreServingCert)
+	return next, took, m.waitWebhookServed(ctx, Core)
 }
 
 // SetCoreImage swaps the core Deployment's image on the live cluster, as
@@ -192,28 +192,23 @@ func (m *Management) SetCoreImage(ctx context.Context, image string) error {
 	if err := m.WaitRolledOut(ctx, Core); err != nil {
 		return err
 	}
-	return m.waitWebhookServed(ctx, Core, coreWebhookService, coreServingCert)
+	return m.waitWebhookServed(ctx, Core)
 }
 
-// The core's webhook Service and the Certificate its serving certificate
-// stands in for, as its components file names them.
-const (
-	coreWebhookService = "capi-webhook-service"
-	coreServingCert    = "capi-serving-cert"
-)
-
-// waitWebhookServed waits until the webhook Service's endpoints are the
-// component's current Pods, all ready, and a TLS handshake through its
-// cluster address, verified with the stand-in's CA, succeeds several times
-// in a row: after a rollout, kube-proxy can still send a request to a Pod
-// that is gone, and the apiserver's call to the webhook then times out.
-func (m *Management) waitWebhookServed(ctx context.Context, comp Component, service, cert string) error {
+// waitWebhookServed waits until the component's webhook Service's
+// endpoints are its current Pods, all ready, and a TLS handshake through
+// its cluster address, verified with the stand-in's CA, succeeds several
+// times in a row: until kube-proxy has caught up, a new Service refuses
+// connections, and after a rollout a request can still go to a Pod that is
+// gone, and the apiserver's call to the webhook then times out.
+func (m *Management) waitWebhookServed(ctx context.Context, comp Component) error {
+	service := comp.webhookService()
 	svc, err := m.cs.CoreV1().Services(comp.Namespace).Get(ctx, service, metav1.GetOptions{})
 	if err != nil {
 		return err
 	}
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(m.certs.cas[comp.Namespace+"/"+cert])
+	pool.AppendCertsFromPEM(m.certs.cas[comp.Namespace+"/"+comp.servingCert()])
 	tlsConfig := &tls.Config{RootCAs: pool, ServerName: service + "." + comp.Namespace + ".svc", MinVersion: tls.VersionTLS12}
 	inARow := 0
 	return polltest.Within(time.Minute, "the "+service+" Service to lead only to "+comp.Name+"'s current Pods", func() (bool, string) {
