@@ -69,8 +69,8 @@ $(GOLANGCI_LINT): hack/tools/golangci-lint/go.sum
 ##@ Real node
 
 # What a one-node Kubernetes cluster on this machine runs beside etcd and
-# kube-apiserver, built from released modules into bin/node (the harness
-# is test/node and test/nodehost; make test builds none of this). Kubernetes' node binaries come from hack/tools, the module
+# kube-apiserver, built from released modules into bin/node (the harness is
+# test/node and test/nodehost; make test builds none of this). Kubernetes' node binaries come from hack/tools, the module
 # kube-apiserver is built from, at the same version; containerd v2.4.2 (its
 # runc shim and ctr) from hack/tools/containerd, without cgo and without the
 # btrfs, devmapper and zfs snapshotters; the CNI plugins from hack/tools/cni;

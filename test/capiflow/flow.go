@@ -81,13 +81,11 @@ type Options struct {
 	Client client.Client
 	// BinDir holds what make capi-providers renders (the e2e templates).
 	BinDir string
-	// Before, when set, is called before each of the steps Steps names,
-	// with its name: a test kills a leader or swaps an image there.
+	// Before, when set, is called before the upgrade, scale and delete
+	// steps, with the step's name: a test kills a leader or swaps an image
+	// there.
 	Before func(step string)
 }
-
-// Steps are the steps Options.Before is called before, in order.
-var Steps = []string{"upgrade", "scale", "delete"}
 
 // Run runs Cluster API's provisioning flow: the test extension's config
 // is discovered, the class gets the extension's variables, creation waits

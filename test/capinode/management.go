@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,8 +38,8 @@ type Management struct {
 // Client is a cluster-admin client.
 func (m *Management) Client() client.Client { return m.c }
 
-// Exited reports a component whose container restarted or whose Pods all
-// went away: a crash, an exit on a lost lease, or a failed probe.
+// Exited reports a component whose container restarted: a crash, an exit
+// on a lost lease, or a failed liveness probe.
 func (m *Management) Exited() error {
 	ctx := context.Background()
 	for _, comp := range Components {
@@ -142,8 +143,8 @@ func (m *Management) Leader(ctx context.Context) (string, error) {
 }
 
 // DeleteLeader deletes the core manager's leading Pod with grace period
-// 0, as a node failure would end it, and returns how long the Lease took
-// to pass to another Pod that was already running.
+// 0, as a node failure would end it, and returns the new leader and how
+// long the Lease took to pass to it.
 func (m *Management) DeleteLeader(ctx context.Context) (string, time.Duration, error) {
 	leader, err := m.Leader(ctx)
 	if err != nil {
@@ -177,16 +178,22 @@ func (m *Management) DeleteLeader(ctx context.Context) (string, time.Duration, e
 // SetCoreImage swaps the core Deployment's image on the live cluster, as
 // an operator would (kubectl set image), and waits for the rollout.
 func (m *Management) SetCoreImage(ctx context.Context, image string) error {
-	d, err := m.cs.AppsV1().Deployments(Core.Namespace).Get(ctx, Core.Deployment, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	for i := range d.Spec.Template.Spec.Containers {
-		if d.Spec.Template.Spec.Containers[i].Name == "manager" {
-			d.Spec.Template.Spec.Containers[i].Image = image
+	// The Deployment controller writes its status meanwhile: read again on
+	// a conflict.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d, err := m.cs.AppsV1().Deployments(Core.Namespace).Get(ctx, Core.Deployment, metav1.GetOptions{})
+		if err != nil {
+			return err
 		}
-	}
-	if _, err := m.cs.AppsV1().Deployments(Core.Namespace).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+		for i := range d.Spec.Template.Spec.Containers {
+			if d.Spec.Template.Spec.Containers[i].Name == "manager" {
+				d.Spec.Template.Spec.Containers[i].Image = image
+			}
+		}
+		_, err = m.cs.AppsV1().Deployments(Core.Namespace).Update(ctx, d, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	if err := m.WaitRolledOut(ctx, Core); err != nil {
@@ -254,9 +261,10 @@ func (m *Management) waitWebhookServed(ctx context.Context, comp Component) erro
 	})
 }
 
-// Forbidden returns every line of every component's Pod logs (this
-// container and the one before a restart) in which the apiserver refused
-// a request: Cluster API's own RBAC must be enough for each.
+// Forbidden returns every line of the logs of every component's current
+// Pods in which the apiserver refused a request: Cluster API's own RBAC
+// must be enough for each. (A restart fails the flow through Exited, so
+// there is no earlier container to read.)
 func (m *Management) Forbidden(ctx context.Context) ([]string, error) {
 	var found []string
 	for _, comp := range Components {

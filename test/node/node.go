@@ -172,10 +172,10 @@ func (n *Node) LogsDir() string { return n.logs() }
 
 func (n *Node) logs() string { return filepath.Join(n.dir, "logs") }
 
-// Stop stops the components in reverse order: kube-proxy, kubelet, every
-// container (killed through the node's cgroup root, since kubelet no
-// longer runs to stop them), containerd, the controllers, then the
-// control plane. Shims and anything else left are nodehost.Clean's.
+// Stop stops the components in reverse order: CoreDNS, kube-proxy,
+// kubelet, every container (killed through the node's cgroup root, since
+// kubelet no longer runs to stop them), containerd, the controllers, then
+// the control plane. Shims and anything else left are nodehost.Clean's.
 func (n *Node) Stop() error {
 	var errs []error
 	for i := len(n.started) - 1; i >= 0; i-- {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -54,6 +55,18 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "node %s did not start: %v\n", nodeName, err)
 		os.Exit(1)
 	}
+	// nodehost.Run asks us to stop with SIGTERM (its StopGrace): stop the
+	// node in order, as after the tests.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		<-stop
+		fmt.Fprintf(os.Stderr, "node %s: asked to stop\n", nodeName)
+		if err := running.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "node %s did not stop cleanly: %v\n", nodeName, err)
+		}
+		os.Exit(1)
+	}()
 	code := m.Run()
 	if os.Getenv(crashEnv) != "" {
 		// As a crash would: no stop, no clean-up of our own.
@@ -80,6 +93,7 @@ func inside(t *testing.T) *node.Node {
 // machine: no process, cgroup, mount, network namespace or interface.
 func TestNode(t *testing.T) {
 	dir := nodeDir(t)
+	before := hostInterfaces(t)
 	runErr, cleanErr := runNode(t, dir, "^TestInside")
 	if runErr != nil {
 		t.Errorf("inside the node: %v (logs in %s)", runErr, filepath.Join(dir, "logs"))
@@ -87,15 +101,17 @@ func TestNode(t *testing.T) {
 	if cleanErr != nil {
 		t.Errorf("clean-up: %v", cleanErr)
 	}
-	assertNothingLeft(t, dir)
+	assertNothingLeft(t, dir, before)
 }
 
 // When the program inside dies without stopping anything, kubelet's
-// containers, containerd's shims and every component still run, in
-// cgroups and namespaces of the node; the clean-up removes them all.
+// containers and containerd's shims still run, in the node's cgroups and
+// namespaces (the components get SIGTERM as their parent dies, and may
+// take their time); the clean-up removes them all.
 func TestNode_ACrashInsideLeavesNothingBehind(t *testing.T) {
 	dir := nodeDir(t)
 	t.Setenv(crashEnv, "1")
+	before := hostInterfaces(t)
 	runErr, cleanErr := runNode(t, dir, "^TestInside_SampleExtensionPodIsReadyAndAnswersThroughAService$")
 	if runErr == nil || !strings.Contains(runErr.Error(), "killed") {
 		t.Errorf("inside the node: %v, want it killed", runErr)
@@ -103,7 +119,21 @@ func TestNode_ACrashInsideLeavesNothingBehind(t *testing.T) {
 	if cleanErr != nil {
 		t.Errorf("clean-up: %v", cleanErr)
 	}
-	assertNothingLeft(t, dir)
+	assertNothingLeft(t, dir, before)
+}
+
+// hostInterfaces lists the host's network interfaces.
+func hostInterfaces(t *testing.T) map[string]bool {
+	t.Helper()
+	links, err := os.ReadDir("/sys/class/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, l := range links {
+		names[l.Name()] = true
+	}
+	return names
 }
 
 // nodeDir is the node's data folder, or a skip when the make target did
@@ -124,14 +154,21 @@ func nodeDir(t *testing.T) string {
 // runNode starts the node with this binary inside, running the tests
 // that match run.
 func runNode(t *testing.T, dir, run string) (runErr, cleanErr error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	// Stopped before go test's own deadline, which would end this process
+	// without the clean-up, leaving the node's containers running.
+	ctx, cancel := context.Background(), func() {}
+	argv := []string{os.Args[0], "-test.run=" + run, "-test.v", "-test.count=1"}
+	if deadline, ok := t.Deadline(); ok {
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-3*time.Minute))
+		// The program inside ends its tests before we stop it.
+		argv = append(argv, "-test.timeout="+time.Until(deadline.Add(-4*time.Minute)).Round(time.Second).String())
+	}
 	defer cancel()
-	return nodehost.Run(ctx, nodehost.Options{Name: nodeName, Dir: dir, Stdout: os.Stdout, Stderr: os.Stderr},
-		[]string{os.Args[0], "-test.run=" + run, "-test.v", "-test.count=1"})
+	return nodehost.Run(ctx, nodehost.Options{Name: nodeName, Dir: dir, Stdout: os.Stdout, Stderr: os.Stderr}, argv)
 }
 
 // assertNothingLeft checks, from here, what the clean-up checked.
-func assertNothingLeft(t *testing.T, dir string) {
+func assertNothingLeft(t *testing.T, dir string, interfacesBefore map[string]bool) {
 	t.Helper()
 	if _, err := os.Stat("/run/netns/" + nodeName); err == nil {
 		t.Errorf("network namespace %s is still there", nodeName)
@@ -152,13 +189,9 @@ func assertNothingLeft(t *testing.T, dir string) {
 			t.Errorf("process %s still runs: %s", filepath.Dir(p), strings.ReplaceAll(string(cmdline), "\x00", " "))
 		}
 	}
-	links, err := os.ReadDir("/sys/class/net")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range links {
-		if name := l.Name(); name == "cni0" || name == "node0" || strings.HasPrefix(name, "veth") {
-			t.Errorf("network interface %s on the host", name)
+	for name := range hostInterfaces(t) {
+		if !interfacesBefore[name] {
+			t.Errorf("network interface %s on the host, which it did not have before", name)
 		}
 	}
 }
@@ -168,7 +201,7 @@ func assertNothingLeft(t *testing.T, dir string) {
 func TestInside_ASecondStartIsRefusedNamingTheRunningNode(t *testing.T) {
 	inside(t)
 	runErr, cleanErr := nodehost.Run(context.Background(), nodehost.Options{Name: nodeName, Dir: t.TempDir()}, []string{"true"})
-	if runErr == nil || !strings.Contains(runErr.Error(), "node "+nodeName+" is up") || !strings.Contains(runErr.Error(), os.Getenv(dirEnv)) {
+	if runErr == nil || !strings.Contains(runErr.Error(), "a node is up on this machine: node "+nodeName) || !strings.Contains(runErr.Error(), os.Getenv(dirEnv)) {
 		t.Errorf("second start: %v, want it refused naming node %s and its folder %s", runErr, nodeName, os.Getenv(dirEnv))
 	}
 	if cleanErr != nil {

@@ -3,6 +3,7 @@ package nodehost
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,7 +42,12 @@ func makeCgroupRoot(name string) error {
 	}
 	for _, h := range dirs {
 		dir := filepath.Join(h, name)
-		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		// One left from an earlier node was removed by claim: one there now
+		// is someone else's, whose processes clean-up would kill.
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("cgroup %s exists and is not this node's: remove it or name the node otherwise", dir)
+			}
 			return err
 		}
 		// A new cpuset starts with no CPU and no memory node, and takes

@@ -25,6 +25,9 @@ const cleanTimeout = time.Minute
 // machine-wide sysctls kubelet changed. It then checks what is still there and
 // returns what is left, if anything. With no record, it does nothing.
 func Clean(name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
 	rec, err := readRecord(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -34,6 +37,11 @@ func Clean(name string) error {
 	}
 	var errs []error
 	deadline := time.Now().Add(cleanTimeout)
+	// The recorded namespace is the node's only while its name still
+	// leads to it: once deleted, its inode can be another namespace's.
+	if !netnsIs(name, rec.NetnsInode) {
+		rec.NetnsInode = 0
+	}
 	if pids := nodePIDs(name, rec); len(pids) > 0 {
 		fmt.Fprintf(os.Stderr, "node %s: killing %d processes its stop left: %s\n", name, len(pids), describe(pids))
 	}
@@ -81,6 +89,12 @@ func Clean(name string) error {
 	return os.Remove(recordPath(name))
 }
 
+// netnsIs reports whether the namespace named name is the one of inode.
+func netnsIs(name string, inode uint64) bool {
+	var st syscall.Stat_t
+	return inode != 0 && syscall.Stat(netnsPath(name), &st) == nil && st.Ino == inode
+}
+
 // KillPods kills every process in the node's cgroup root, which holds
 // every container kubelet started, and waits until they are gone: the
 // inside program's stop, once kubelet no longer runs to stop them.
@@ -108,8 +122,9 @@ func killUntilGone(list func() []int, within time.Duration) error {
 	}
 }
 
-// nodePIDs lists the processes in the node's namespace (while it is still
-// the one recorded) or cgroup root, never this one.
+// nodePIDs lists the processes in the node's cgroup root, or in the
+// namespace of rec.NetnsInode (zero when it may not be the node's), never
+// this one.
 func nodePIDs(name string, rec *record) []int {
 	pids := cgroupPIDs(name)
 	if rec.NetnsInode != 0 {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -100,20 +101,27 @@ func Run(ctx context.Context, o Options, argv []string) (runErr, cleanErr error)
 	if o.StopGrace == 0 {
 		o.StopGrace = 90 * time.Second
 	}
+	if err := checkName(o.Name); err != nil {
+		return err, nil
+	}
 	if err := Preflight(o.Name); err != nil {
 		return err, nil
 	}
 	if err := CheckFreeSpace(o.Dir, minFreeSpace); err != nil {
 		return err, nil
 	}
+	lock, err := lockMachine()
+	if err != nil {
+		return err, nil
+	}
+	defer lock.Close()
 	if err := claim(o.Name); err != nil {
 		return err, nil
 	}
 	if err := freshDir(o.Dir); err != nil {
 		return err, nil
 	}
-	rec, err := create(o.Name, o.Dir)
-	if err != nil {
+	if err := create(o.Name, o.Dir); err != nil {
 		return err, Clean(o.Name)
 	}
 
@@ -122,15 +130,15 @@ func Run(ctx context.Context, o Options, argv []string) (runErr, cleanErr error)
 	cmd.Env = append(os.Environ(), InsideEnv+"="+o.Name)
 	cmd.Stdout, cmd.Stderr = o.Stdout, o.Stderr
 	// nsenter and unshare exec in place, so the signal set here reaches
-	// the program itself if we die first.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	// the program itself if we die first. In a group of its own, a Ctrl-C
+	// in the terminal reaches only us, and we ask it to stop in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s inside node %s: %w", argv[0], o.Name, err), Clean(o.Name)
 	}
-	rec.PID = os.Getpid()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -157,20 +165,87 @@ func stopInside(cmd *exec.Cmd, done <-chan error, grace time.Duration) error {
 }
 
 // freshDir empties the node's data folder: every start begins from
-// nothing, as a new machine does. A folder with mounts in it is refused;
-// removing through a mount would reach what it mounts.
+// nothing, as a new machine does. It removes only a folder that is empty
+// or that a node made (it holds dirMarker), and never one with mounts in
+// it: removing through a mount would reach what it mounts.
 func freshDir(dir string) error {
 	if mounts := mountsUnder(dir); len(mounts) > 0 {
 		return fmt.Errorf("the node's folder %s still has mounts (%s): not removing it", dir, strings.Join(mounts, ", "))
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	return os.MkdirAll(dir, 0o755)
+	if len(entries) > 0 {
+		if _, err := os.Stat(filepath.Join(dir, dirMarker)); err != nil {
+			return fmt.Errorf("the node's folder %s holds files no node made (no %s): name an empty or new folder", dir, dirMarker)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, dirMarker), []byte("a folder of the lab's real node (test/nodehost): emptied at each start\n"), 0o644)
 }
 
-// claim refuses a second node of the same name while one runs, and cleans
-// up after one whose harness died without cleaning.
+// dirMarker marks a data folder as the node's.
+const dirMarker = ".rsc-node"
+
+// namePattern is what a node's name may be: it names a network namespace,
+// a cgroup folder in every hierarchy and files in stateDir, which an empty
+// name or a path would turn into the roots of each.
+var namePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$`)
+
+func checkName(name string) error {
+	if !namePattern.MatchString(name) {
+		return fmt.Errorf("node name %q: want lower-case letters, digits and dashes, at most 32, as %s", name, namePattern)
+	}
+	return nil
+}
+
+// lockMachine takes the machine's node lock, held until the returned file
+// is closed (or the process dies). One node runs on a machine at a time:
+// kubelet's sysctls, the host paths the node makes and the interfaces the
+// clean-up compares are the machine's, not one node's. A second start
+// fails, naming what runs.
+func lockMachine() (*os.File, error) {
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(stateDir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("a node is up on this machine: %s; stop it first (Ctrl-C where it runs)", running())
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// running describes the nodes stateDir records.
+func running() string {
+	paths, _ := filepath.Glob(filepath.Join(stateDir, "*.json"))
+	var nodes []string
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".json")
+		if rec, err := readRecord(name); err == nil {
+			nodes = append(nodes, fmt.Sprintf("node %s, started %s by pid %d, data in %s", name, rec.Started.Format(time.RFC3339), rec.PID, rec.Dir))
+		}
+	}
+	if len(nodes) == 0 {
+		return "its harness holds " + filepath.Join(stateDir, "lock")
+	}
+	return strings.Join(nodes, "; ")
+}
+
+// claim cleans up after a node whose harness died without cleaning: with
+// the machine's lock held, a record left is never a running node's.
 func claim(name string) error {
 	rec, err := readRecord(name)
 	if errors.Is(err, os.ErrNotExist) {
@@ -182,38 +257,27 @@ func claim(name string) error {
 	if err != nil {
 		return err
 	}
-	if harnessAlive(rec.PID) {
-		return fmt.Errorf("node %s is up: started %s by pid %d, data in %s; stop it first (Ctrl-C where it runs, or kill %d)",
-			name, rec.Started.Format(time.RFC3339), rec.PID, rec.Dir, rec.PID)
-	}
 	fmt.Fprintf(os.Stderr, "node %s: its harness (pid %d, started %s) is gone; removing what it left\n", name, rec.PID, rec.Started.Format(time.RFC3339))
 	return Clean(name)
 }
 
-func harnessAlive(pid int) bool {
-	if pid <= 0 || pid == os.Getpid() {
-		return false
-	}
-	return syscall.Kill(pid, 0) == nil
-}
-
 // create makes the namespace, its link and address, and the cgroup root,
 // and records what it saw before.
-func create(name, dir string) (*record, error) {
+func create(name, dir string) error {
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
-		return nil, err
+		return err
 	}
 	rec := &record{PID: os.Getpid(), Dir: dir, Started: time.Now(), Sysctls: map[string]string{}}
 	for _, key := range kubeletSysctls {
 		value, err := os.ReadFile(sysctlPath(key))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rec.Sysctls[key] = strings.TrimSpace(string(value))
 	}
 	interfaces, err := net.Interfaces()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, i := range interfaces {
 		rec.Interfaces = append(rec.Interfaces, i.Name)
@@ -225,7 +289,7 @@ func create(name, dir string) (*record, error) {
 	}
 	// Recorded before anything is made, so a failure half-way is cleaned.
 	if err := writeRecord(name, rec); err != nil {
-		return nil, err
+		return err
 	}
 	steps := [][]string{
 		{"netns", "add", name},
@@ -242,21 +306,21 @@ func create(name, dir string) (*record, error) {
 	}
 	for _, args := range steps {
 		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 		}
 	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(netnsPath(name), &st); err != nil {
-		return nil, err
+		return err
 	}
 	rec.NetnsInode = st.Ino
 	if err := writeRecord(name, rec); err != nil {
-		return nil, err
+		return err
 	}
 	if err := makeCgroupRoot(name); err != nil {
-		return nil, err
+		return err
 	}
-	return rec, nil
+	return nil
 }
 
 func netnsPath(name string) string { return "/run/netns/" + name }

@@ -64,16 +64,17 @@ func (p *Process) Start() error {
 	}
 	p.cmd = cmd
 	p.done = make(chan struct{})
-	if err := os.WriteFile(p.PIDPath, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
-		_ = cmd.Process.Kill()
-		logFile.Close()
-		return fmt.Errorf("write pid file for %s: %w", p.Name, err)
-	}
 	go func() {
 		p.err = cmd.Wait()
 		logFile.Close()
 		close(p.done)
 	}()
+	if err := os.WriteFile(p.PIDPath, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		// Waited for above, so that a later Stop returns.
+		_ = cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("write pid file for %s: %w", p.Name, err)
+	}
 	return nil
 }
 
