@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 )
 
 // Env is where drills run.
@@ -132,22 +133,7 @@ func (h *harness) sample(ctx context.Context) (Sample, error) {
 
 // sampleEvery samples until ctx ends; it returns when sampling has stopped.
 func (h *harness) sampleEvery(ctx context.Context, every time.Duration) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ticker := time.NewTicker(every)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-ticker.C:
-				_, _ = h.sample(ctx)
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
+	return polltest.Every(ctx, every, func(ctx context.Context) { _, _ = h.sample(ctx) })
 }
 
 // poll samples until done holds or the timeout passes.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capiflow"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
@@ -96,23 +97,9 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 				}
 				t.Logf("leader %s deleted with grace period 0; %s leads %.1fs later", old, next, took.Seconds())
 			case "scale":
-				if !swap {
-					return
-				}
-				swapped := time.Now()
-				if err := m.SetCoreImage(ctx, capinode.ClusterAPICoreImage); err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("core image swapped to Cluster API's own (%s), rolled out in %.1fs", capinode.ClusterAPICoreImage, time.Since(swapped).Seconds())
+				swapImage(ctx, t, m, swap, capinode.ClusterAPICoreImage, "Cluster API's own")
 			case "delete":
-				if !swap {
-					return
-				}
-				swapped := time.Now()
-				if err := m.SetCoreImage(ctx, capinode.DropInImage); err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("core image swapped back to the drop-in (%s), rolled out in %.1fs", capinode.DropInImage, time.Since(swapped).Seconds())
+				swapImage(ctx, t, m, swap, capinode.DropInImage, "the drop-in")
 			}
 		},
 	})
@@ -120,6 +107,20 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 	stopSampling()
 	t.Log(result.Summary())
 	t.Log(usage.report())
+}
+
+// swapImage swaps the core Deployment's image on the live cluster, when
+// the run swaps, and logs how long the rollout took.
+func swapImage(ctx context.Context, t *testing.T, m *capinode.Management, swap bool, image, what string) {
+	t.Helper()
+	if !swap {
+		return
+	}
+	began := time.Now()
+	if err := m.SetCoreImage(ctx, image); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("core image swapped to %s (%s), rolled out in %.1fs", what, image, time.Since(began).Seconds())
 }
 
 // logWriter sends progress lines to the test log.
@@ -142,22 +143,9 @@ type usageSampler struct {
 
 func (s *usageSampler) start(ctx context.Context, every time.Duration) (stop func()) {
 	s.pods, s.seen = map[string]capinode.PodUsage{}, map[string][2]time.Time{}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ticker := time.NewTicker(every)
-		defer ticker.Stop()
-		for {
-			s.sample(ctx)
-			select {
-			case <-ctx.Done():
-				return
-			case <-ticker.C:
-			}
-		}
-	}()
-	return func() { cancel(); <-done; s.sample(context.Background()) }
+	s.sample(ctx)
+	stopSampling := polltest.Every(ctx, every, s.sample)
+	return func() { stopSampling(); s.sample(context.Background()) }
 }
 
 func (s *usageSampler) sample(ctx context.Context) {

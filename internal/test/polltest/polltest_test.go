@@ -1,6 +1,7 @@
 package polltest
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -86,4 +87,19 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	r.failure = fmt.Sprintf(format, args...)
 	// Fatalf must not return; end this goroutine as testing would.
 	runtime.Goexit()
+}
+
+// Every calls its function each period until stopped, and never after
+// stop returns.
+func TestEvery_CallsEachPeriodUntilStopped(t *testing.T) {
+	var calls atomic.Int64
+	stop := Every(context.Background(), 5*time.Millisecond, func(context.Context) { calls.Add(1) })
+	Eventually(t, 5*time.Second, "three calls", func() (bool, string) {
+		return calls.Load() >= 3, fmt.Sprintf("%d calls", calls.Load())
+	})
+	stop()
+	after := calls.Load()
+	Consistently(t, 50*time.Millisecond, "no call after stop", func() (bool, string) {
+		return calls.Load() == after, fmt.Sprintf("%d calls, %d at stop", calls.Load(), after)
+	})
 }
