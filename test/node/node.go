@@ -24,6 +24,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/nodehost"
 )
 
@@ -127,25 +128,30 @@ func (n *Node) start(ctx context.Context) error {
 	if err := syscall.Mount(resolvConf, "/etc/resolv.conf", "", syscall.MS_BIND, ""); err != nil {
 		return fmt.Errorf("bind the node's resolv.conf into its mount namespace: %w", err)
 	}
+	// log names the log whose last lines a failed step shows.
 	steps := []struct {
-		component string
-		start     func(context.Context) error
+		component, log string
+		start          func(context.Context) error
 	}{
-		{"etcd and kube-apiserver", n.startControlPlane},
-		{"kube-controller-manager", n.startControllerManager},
-		{"kube-scheduler", n.startScheduler},
-		{"containerd", n.startContainerd},
-		{"images", n.importImages},
-		{"kubelet", n.startKubelet},
-		{"kube-proxy", n.startKubeProxy},
-		{"CoreDNS", n.startCoreDNS},
-		{"Node Ready", n.waitNodeReady},
+		{"etcd and kube-apiserver", filepath.Join(n.dir, "control-plane", "logs", "kube-apiserver.log"), n.startControlPlane},
+		{"kube-controller-manager", "kube-controller-manager", n.startControllerManager},
+		{"kube-scheduler", "kube-scheduler", n.startScheduler},
+		{"containerd", "containerd", n.startContainerd},
+		{"images", "containerd", n.importImages},
+		{"kubelet", "kubelet", n.startKubelet},
+		{"kube-proxy", "kube-proxy", n.startKubeProxy},
+		{"CoreDNS", "coredns", n.startCoreDNS},
+		{"Node Ready", "kubelet", n.waitNodeReady},
 	}
 	up := time.Now()
 	for _, step := range steps {
 		began := time.Now()
 		if err := step.start(ctx); err != nil {
-			return fmt.Errorf("%s: %w", step.component, err)
+			log := step.log
+			if !filepath.IsAbs(log) {
+				log = filepath.Join(n.logs(), log+".log")
+			}
+			return fmt.Errorf("%s: %w\nlast lines of %s:\n%s", step.component, err, log, logTail(log, 10))
 		}
 		took := time.Since(began)
 		n.Timings = append(n.Timings, Timing{step.component, took})
@@ -153,6 +159,15 @@ func (n *Node) start(ctx context.Context) error {
 	}
 	fmt.Fprintf(n.opts.Progress, "node %s: up in %.1fs\n", n.opts.Name, time.Since(up).Seconds())
 	return nil
+}
+
+// logTail is the last lines of a log, for an error.
+func logTail(path string, lines int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	return proctest.Tail(string(data), lines)
 }
 
 // Config is a cluster-admin client configuration.
