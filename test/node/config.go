@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/nodehost"
 )
 
 // The node's networks, all inside its namespace.
@@ -133,7 +135,7 @@ maxPods: 60
 serializeImagePulls: false
 rotateCertificates: false
 serverTLSBootstrap: false
-`, n.opts.Name, n.containerdSocket(), nodeIP(), n.cluster.CACertPath(),
+`, n.opts.Name, n.containerdSocket(), nodehost.NodeIP, n.cluster.CACertPath(),
 		filepath.Join(n.dir, "kubelet", "pod-logs"), filepath.Join(n.dir, "kubelet", "volume-plugins"), DNSAddress)
 }
 

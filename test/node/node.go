@@ -133,7 +133,7 @@ func (n *Node) start(ctx context.Context) error {
 		component, log string
 		start          func(context.Context) error
 	}{
-		{"etcd and kube-apiserver", filepath.Join(n.dir, "control-plane", "logs", "kube-apiserver.log"), n.startControlPlane},
+		{"etcd and kube-apiserver", filepath.Join(n.controlPlaneDir(), "logs", "kube-apiserver.log"), n.startControlPlane},
 		{"kube-controller-manager", "kube-controller-manager", n.startControllerManager},
 		{"kube-scheduler", "kube-scheduler", n.startScheduler},
 		{"containerd", "containerd", n.startContainerd},
@@ -172,18 +172,6 @@ func logTail(path string, lines int) string {
 
 // Config is a cluster-admin client configuration.
 func (n *Node) Config() *rest.Config { return n.cluster.Config() }
-
-// KubeconfigPath is the cluster-admin kubeconfig.
-func (n *Node) KubeconfigPath() string { return n.cluster.KubeconfigPath() }
-
-// CACertPath is the cluster's CA.
-func (n *Node) CACertPath() string { return n.cluster.CACertPath() }
-
-// Cluster is the control plane.
-func (n *Node) Cluster() *localcluster.Cluster { return n.cluster }
-
-// LogsDir holds every component's log.
-func (n *Node) LogsDir() string { return n.logs() }
 
 func (n *Node) logs() string { return filepath.Join(n.dir, "logs") }
 
@@ -241,54 +229,53 @@ func (n *Node) kubeconfig(user string) string {
 	return filepath.Join(n.dir, "kubeconfigs", user+".kubeconfig")
 }
 
-func nodeIP() string { return nodehost.NodeIP }
-
 func (n *Node) startControlPlane(ctx context.Context) error {
-	cpDir := filepath.Join(n.dir, "control-plane")
-	// The apiserver calls kubelets (logs, exec) as the admin: kubelet's
-	// webhook authorizer asks the apiserver, which allows system:masters.
-	admin := filepath.Join(cpDir, "pki", "admin")
+	cpDir := n.controlPlaneDir()
 	c, err := localcluster.Start(ctx, localcluster.Options{
 		Dir:                cpDir,
 		BinDir:             n.opts.BinDir,
 		APIServerPort:      apiServerPort,
 		StartTimeout:       n.opts.Timeout,
 		AuthorizationModes: []string{"Node", "RBAC"},
-		ServingIPs:         []net.IP{net.ParseIP(KubernetesServiceIP), net.ParseIP(nodeIP())},
+		ServingIPs:         []net.IP{net.ParseIP(KubernetesServiceIP), net.ParseIP(nodehost.NodeIP)},
 		APIServerArgs: []string{
 			// Pods reach it through the kubernetes Service, whose
 			// endpoint is the node's address.
 			"--bind-address=0.0.0.0",
-			"--advertise-address=" + nodeIP(),
+			"--advertise-address=" + nodehost.NodeIP,
 			"--endpoint-reconciler-type=lease",
 			"--enable-admission-plugins=NodeRestriction",
 			// The node's name is in no DNS: call kubelet at its address.
 			"--kubelet-preferred-address-types=InternalIP",
-			"--kubelet-client-certificate=" + admin + ".crt",
-			"--kubelet-client-key=" + admin + ".key",
+			// It calls kubelets (logs, exec) as the admin: kubelet's
+			// webhook authorizer asks the apiserver, which allows
+			// system:masters.
+			"--kubelet-client-certificate=" + localcluster.PKIFile(cpDir, "admin.crt"),
+			"--kubelet-client-key=" + localcluster.PKIFile(cpDir, "admin.key"),
 		},
 	})
 	if err != nil {
 		return err
 	}
 	n.cluster = c
-	for user, groups := range map[string][]string{
-		"system:node:" + n.opts.Name:     {"system:nodes"},
-		"system:kube-controller-manager": nil,
-		"system:kube-scheduler":          nil,
-		"system:kube-proxy":              nil,
-		coreDNSUser:                      nil,
+	for _, id := range []struct {
+		component, user string
+		groups          []string
+	}{
+		{"kubelet", "system:node:" + n.opts.Name, []string{"system:nodes"}},
+		{"kube-controller-manager", "system:kube-controller-manager", nil},
+		{"kube-scheduler", "system:kube-scheduler", nil},
+		{"kube-proxy", "system:kube-proxy", nil},
+		{"coredns", coreDNSUser, nil},
 	} {
-		file := strings.TrimPrefix(user, "system:")
-		if strings.HasPrefix(user, "system:node:") {
-			file = "kubelet"
-		}
-		if err := c.WriteKubeconfigAs(n.kubeconfig(file), user, groups...); err != nil {
+		if err := c.WriteKubeconfigAs(n.kubeconfig(id.component), id.user, id.groups...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+func (n *Node) controlPlaneDir() string { return filepath.Join(n.dir, "control-plane") }
 
 // servingCert issues a serving certificate for 127.0.0.1, so that the
 // controllers' health endpoints are checked with the cluster's CA.
@@ -311,7 +298,6 @@ func (n *Node) startControllerManager(ctx context.Context) error {
 		return err
 	}
 	kubeconfig := n.kubeconfig("kube-controller-manager")
-	pki := filepath.Join(n.dir, "control-plane", "pki")
 	p, err := n.process("kube-controller-manager", n.nodeBin("kube-controller-manager"), nil,
 		"--kubeconfig="+kubeconfig,
 		"--authentication-kubeconfig="+kubeconfig,
@@ -323,10 +309,10 @@ func (n *Node) startControllerManager(ctx context.Context) error {
 		// Each controller acts as its own ServiceAccount: the manager's
 		// own identity holds only the bootstrap role that allows that.
 		"--use-service-account-credentials=true",
-		"--service-account-private-key-file="+filepath.Join(pki, "sa.key"),
+		"--service-account-private-key-file="+localcluster.PKIFile(n.controlPlaneDir(), "sa.key"),
 		"--root-ca-file="+n.cluster.CACertPath(),
 		"--cluster-signing-cert-file="+n.cluster.CACertPath(),
-		"--cluster-signing-key-file="+filepath.Join(pki, "ca.key"),
+		"--cluster-signing-key-file="+localcluster.PKIFile(n.controlPlaneDir(), "ca.key"),
 		"--service-cluster-ip-range="+serviceSubnet,
 		"--cluster-cidr="+clusterCIDR,
 		"--allocate-node-cidrs=false",
@@ -436,7 +422,7 @@ func (n *Node) startKubelet(ctx context.Context) error {
 		"--config="+configPath,
 		"--kubeconfig="+n.kubeconfig("kubelet"),
 		"--hostname-override="+n.opts.Name,
-		"--node-ip="+nodeIP(),
+		"--node-ip="+nodehost.NodeIP,
 		"--root-dir="+filepath.Join(n.dir, "kubelet", "root"),
 		"--cert-dir="+filepath.Join(n.dir, "kubelet", "pki"),
 		"--v=1",

@@ -7,6 +7,14 @@ import (
 	"strings"
 )
 
+// PKIFile is where the file name (ca.key, sa.key, admin.crt, ...) is kept
+// by the control plane whose data directory is dir, for components beside
+// it that use the same keys; it can be named before the control plane
+// starts.
+func PKIFile(dir, name string) string { return filepath.Join(pkiDir(dir), name) }
+
+func pkiDir(dir string) string { return filepath.Join(dir, "pki") }
+
 // CACertPath is the PEM file of the CA that signs every certificate of the
 // cluster: the apiserver's, and every client's it accepts.
 func (c *Cluster) CACertPath() string { return c.pki.caCert() }

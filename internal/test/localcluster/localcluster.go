@@ -85,7 +85,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 	}
 
-	c := &Cluster{opts: opts, pki: pki{dir: filepath.Join(dir, "pki"), servingIPs: opts.ServingIPs}}
+	c := &Cluster{opts: opts, pki: pki{dir: pkiDir(dir), servingIPs: opts.ServingIPs}}
 	if err := c.pki.ensure(); err != nil {
 		return nil, fmt.Errorf("certificates in %s: %w", c.pki.dir, err)
 	}
