@@ -112,9 +112,15 @@ NODE_CAPI_IMAGES := \
 	capd-manager:hack/capi-providers:sigs.k8s.io/cluster-api/test/infrastructure/docker \
 	test-extension:hack/capi-providers:sigs.k8s.io/cluster-api/test/extension
 CAPI_VERSION := v1.14.2
+# The Cluster API Operator, built static from its released module
+# (hack/capi-operator pins it) as rsc.lab/cluster-api-operator:VERSION,
+# and its config/default rendered by kustomize as its release renders
+# operator-components.yaml.
+CAPI_OPERATOR_VERSION := v0.29.0
+CAPI_OPERATOR_DATA := $(BIN)/capi-operator-data
 
 .PHONY: node-images
-node-images: ## Write the real node's images as OCI archives into bin/node/images, every binary static and non-root: the sandbox (rsc-pause:node), the sample extension (sample-extension:node), the drop-in (rsc.lab/core-manager:dev) and Cluster API v1.14.2's core manager, CABPK, KCP, Docker/in-memory provider and test extension (rsc.lab/NAME:v1.14.2, /manager as their Deployments run it).
+node-images: ## Write the real node's images as OCI archives into bin/node/images, every binary static and non-root: the sandbox (rsc-pause:node), the sample extension (sample-extension:node), the drop-in (rsc.lab/core-manager:dev) and Cluster API v1.14.2's core manager, CABPK, KCP, Docker/in-memory provider and test extension (rsc.lab/NAME:v1.14.2, /manager as their Deployments run it), and the Cluster API Operator v0.29.0 (rsc.lab/cluster-api-operator:v0.29.0).
 	@mkdir -p $(NODE_IMAGES) $(BIN)/linux
 	cd test && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/ ./cmd/rsc-pause ./cmd/sample-extension
 	cd test && $(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
@@ -122,6 +128,8 @@ node-images: ## Write the real node's images as OCI archives into bin/node/image
 	$(BIN)/rsc-image --binary $(BIN)/linux/sample-extension --path-in-image /sample-extension --title sample-extension --tag sample-extension:node --out $(NODE_IMAGES)/sample-extension.tar
 	cd cmd/core-manager && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/core-manager .
 	$(BIN)/rsc-image --binary $(BIN)/linux/core-manager --path-in-image /manager --title core-manager --tag rsc.lab/core-manager:dev --out $(NODE_IMAGES)/core-manager.tar
+	cd hack/capi-operator && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/cluster-api-operator sigs.k8s.io/cluster-api-operator/cmd
+	$(BIN)/rsc-image --binary $(BIN)/linux/cluster-api-operator --path-in-image /manager --title cluster-api-operator --tag rsc.lab/cluster-api-operator:$(CAPI_OPERATOR_VERSION) --out $(NODE_IMAGES)/cluster-api-operator.tar
 	@for spec in $(NODE_CAPI_IMAGES); do \
 		name=$${spec%%:*}; rest=$${spec#*:}; dir=$${rest%%:*}; pkg=$${rest#*:}; \
 		echo "building $$name from $$pkg"; \
@@ -129,10 +137,15 @@ node-images: ## Write the real node's images as OCI archives into bin/node/image
 		$(BIN)/rsc-image --binary $(BIN)/linux/$$name --path-in-image /manager --title $$name --tag rsc.lab/$$name:$(CAPI_VERSION) --out $(NODE_IMAGES)/$$name.tar || exit 1; \
 	done
 
+$(CAPI_OPERATOR_DATA): hack/capi-operator/go.sum $(KUBECTL)
+	@dir=$$(cd hack/capi-operator && $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api-operator); \
+	rm -rf "$@.tmp" && mkdir -p "$@.tmp" && $(KUBECTL) kustomize "$$dir/config/default" >"$@.tmp/components.yaml" && \
+	rm -rf "$@" && mv "$@.tmp" "$@"
+
 NODE_DIR ?= $(CURDIR)/.local/node
 
 .PHONY: node-test
-node-test: node-packages tools capi-providers node-binaries node-images ## Start a one-node Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd with runc, kubelet, kube-proxy, CNI) in a network namespace of its own, run the tests that need it, stop it and check that nothing is left (as root; not part of make test; data and logs in .local/node).
+node-test: node-packages tools capi-providers clusterctl-repository $(CAPI_OPERATOR_DATA) node-binaries node-images ## Start a one-node Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd with runc, kubelet, kube-proxy, CNI) in a network namespace of its own, run the tests that need it, stop it and check that nothing is left (as root; not part of make test; data and logs in .local/node).
 	cd test && RSC_BIN_DIR=$(BIN) RSC_NODE_TEST=1 RSC_NODE_DIR=$(NODE_DIR) RSC_NODE_IMAGES=$(NODE_IMAGES) $(GO) test -count=1 -timeout 45m -v ./node/
 
 ##@ Cluster API baseline
@@ -189,6 +202,27 @@ $(CLUSTERCTL): $(CAPI_PROVIDERS_SUM)
 
 $(CAPI_PROVIDERS_DATA): $(CAPI_PROVIDERS_SUM) hack/render-capi-providers.sh $(KUBECTL)
 	hack/render-capi-providers.sh "$(GO)" "$(KUBECTL)" "$@"
+
+# clusterctl's repositories as local folders, rendered from what
+# capi-providers rendered (hack/render-clusterctl-repository.sh): Cluster
+# API v1.14.2's core, CABPK, KCP, Docker provider and test extension as its
+# release ships them, and the drop-in's own release of the core provider,
+# with DROP_IN_IMAGE. Re-rendered every time (a few seconds), so that a
+# file missing from it fails here, named.
+CLUSTERCTL_REPOSITORY := $(BIN)/clusterctl-repository
+DROP_IN_IMAGE ?= rsc.lab/core-manager:dev
+# cert-manager's CRDs, from the release hack/cert-manager pins: what
+# clusterctl's check of an externally provisioned cert-manager talks to.
+CERT_MANAGER_CRDS := $(BIN)/cert-manager-crds
+
+.PHONY: clusterctl-repository
+clusterctl-repository: capi-providers $(CERT_MANAGER_CRDS) ## Write clusterctl repositories into bin/clusterctl-repository (Cluster API v1.14.2's core, CABPK, KCP, Docker provider and test extension as its release renders them, and in drop-in/ our release of the core provider with DROP_IN_IMAGE), and cert-manager v1.21.2's CRDs into bin/cert-manager-crds.
+	hack/render-clusterctl-repository.sh "$(GO)" "$(CAPI_PROVIDERS_DATA)" "$(DROP_IN_IMAGE)" "$(CLUSTERCTL_REPOSITORY)"
+
+$(CERT_MANAGER_CRDS): hack/cert-manager/go.sum
+	@dir=$$(cd hack/cert-manager && $(GO) list -m -f '{{.Dir}}' github.com/cert-manager/cert-manager); \
+	rm -rf "$@.tmp" && mkdir -p "$@.tmp" && cp "$$dir"/deploy/crds/*.yaml "$@.tmp"/ && \
+	chmod u+w "$@.tmp"/*.yaml && rm -rf "$@" && mv "$@.tmp" "$@"
 
 ##@ Generate
 
@@ -314,7 +348,7 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, er
 	done
 
 .PHONY: test
-test: tools capi-baseline capi-providers core-manager verify-generate lint ## Run every test (unit, envtest, the differential tests against Cluster API's own manager, and Cluster API's provisioning flow with its own providers under the drop-in) with the race detector.
+test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) core-manager verify-generate lint ## Run every test (unit, envtest, the differential tests against Cluster API's own manager, and Cluster API's provisioning flow with its own providers under the drop-in) with the race detector.
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi

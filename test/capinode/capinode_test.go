@@ -2,22 +2,29 @@ package capinode
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
 // Every components file renders with Variables; the core manager runs with
 // the feature gates the process-based flow gives every manager; every
-// manager serves plain-HTTP metrics where Scrape reads them; and the
-// stand-in leaves no cert-manager object, writes each Certificate's Secret,
-// and gives every object that asks for a CA its caBundle.
-func TestComponents_RenderWithTheFlowsGatesAndTheStandInReplacesCertManager(t *testing.T) {
+// manager serves plain-HTTP metrics where Scrape reads them; and every
+// component has the webhook Service and Certificate the harness reads.
+func TestComponents_RenderWithTheFlowsGates(t *testing.T) {
 	binDir := capimanagement.Require(t)
-	certs := &standIn{cas: map[string][]byte{}}
 	for _, comp := range Components {
 		objects, err := capimanagement.RenderFile(context.Background(), binDir, comp.componentsFile(binDir), Variables)
 		if err != nil {
@@ -26,48 +33,130 @@ func TestComponents_RenderWithTheFlowsGatesAndTheStandInReplacesCertManager(t *t
 		if !hasObject(objects, "Service", comp.Namespace, comp.webhookService()) || !hasObject(objects, "Certificate", comp.Namespace, comp.servingCert()) {
 			t.Errorf("%s: no Service %s or Certificate %s in %s", comp.Name, comp.webhookService(), comp.servingCert(), comp.Namespace)
 		}
-		if objects, err = certs.issue(objects); err != nil {
-			t.Fatalf("%s: %v", comp.Name, err)
-		}
-		secrets, asking := 0, 0
 		for _, u := range objects {
-			if u.GroupVersionKind().Group == "cert-manager.io" {
-				t.Errorf("%s: %s %s left for cert-manager", comp.Name, u.GetKind(), u.GetName())
+			if u.GetKind() != "Deployment" {
+				continue
 			}
-			if u.GetKind() == "Secret" && strings.HasSuffix(u.GetName(), "webhook-service-cert") {
-				secrets++
-			}
-			if u.GetAnnotations()[injectCAFrom] != "" {
-				asking++
-				if err := certs.inject(u); err != nil {
-					t.Fatalf("%s: %v", comp.Name, err)
-				}
-				if !hasCABundle(u) {
-					t.Errorf("%s: %s %s asks for a CA and has no caBundle", comp.Name, u.GetKind(), u.GetName())
+			args := strings.Join(managerArgs(t, u), " ")
+			for _, want := range []string{"--diagnostics-address=:8080", "--insecure-diagnostics=true", "--leader-elect"} {
+				if !strings.Contains(args, want) {
+					t.Errorf("%s: manager args %q lack %s", comp.Name, args, want)
 				}
 			}
-			if u.GetKind() == "Deployment" {
-				args := strings.Join(managerArgs(t, u), " ")
-				for _, want := range []string{"--diagnostics-address=:8080", "--insecure-diagnostics=true", "--leader-elect"} {
-					if !strings.Contains(args, want) {
-						t.Errorf("%s: manager args %q lack %s", comp.Name, args, want)
-					}
-				}
-				if comp == Core {
-					for _, gate := range strings.Split(capimanagement.FeatureGates, ",") {
-						if !strings.Contains(args, gate) {
-							t.Errorf("core: manager args %q lack %s, which the process-based flow sets", args, gate)
-						}
+			if comp == Core {
+				for _, gate := range strings.Split(capimanagement.FeatureGates, ",") {
+					if !strings.Contains(args, gate) {
+						t.Errorf("core: manager args %q lack %s, which the process-based flow sets", args, gate)
 					}
 				}
 			}
-		}
-		// The test extension has no CRD and no webhook; its CA goes into
-		// the ExtensionConfig (TestExtensionConfig).
-		if secrets != 1 || (asking == 0) != (comp == TestExtension) {
-			t.Errorf("%s: %d webhook Secrets written, %d objects asking for a CA; want one, and some for all but the test extension", comp.Name, secrets, asking)
 		}
 	}
+}
+
+// On a real kube-apiserver with cert-manager's own CRDs, the stand-in
+// writes the Secret of the core's Certificate and gives every object that
+// asks for its CA the caBundle; when a webhook configuration is deleted and
+// applied again without it, as clusterctl upgrade does, the CA comes back,
+// the same one; and a Certificate it cannot issue is named in its error.
+func TestCertManagerStandIn_IssuesEachCertificateAndKeepsInjectingItsCA(t *testing.T) {
+	binDir := capimanagement.Require(t)
+	env, err := apiservertest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := env.Client
+	if err := InstallCertManagerCRDs(ctx, c, binDir, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	objects, err := capimanagement.RenderFile(ctx, binDir, Core.componentsFile(binDir), Variables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asking []*unstructured.Unstructured
+	var webhooks *unstructured.Unstructured
+	for _, u := range objects {
+		switch {
+		case u.GetKind() == "Namespace" || u.GroupVersionKind().Group == "cert-manager.io":
+		case u.GetAnnotations()[injectCAFrom] != "":
+			asking = append(asking, u)
+			if u.GetKind() == "ValidatingWebhookConfiguration" {
+				webhooks = u.DeepCopy()
+			}
+		default:
+			continue
+		}
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+			t.Fatalf("apply %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+	}
+	if len(asking) < 2 || webhooks == nil {
+		t.Fatalf("%d objects ask for a CA, none a ValidatingWebhookConfiguration: the components file changed", len(asking))
+	}
+	certs, stop := startCertManagerStandIn(ctx, c)
+	defer stop()
+
+	secret := &corev1.Secret{}
+	polltest.Eventually(t, time.Minute, "the serving Certificate's Secret", func() (bool, string) {
+		err := c.Get(ctx, client.ObjectKey{Namespace: Core.Namespace, Name: "capi-webhook-service-cert"}, secret)
+		return err == nil && len(secret.Data["ca.crt"]) > 0, fmt.Sprint(err, certs.Err())
+	})
+	bundle := base64.StdEncoding.EncodeToString(secret.Data["ca.crt"])
+	allInjected := func() (bool, string) {
+		for _, want := range asking {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(want.GroupVersionKind())
+			if err := c.Get(ctx, client.ObjectKey{Name: want.GetName()}, u); err != nil {
+				return false, err.Error()
+			}
+			if got := caBundles(u); len(got) == 0 || slices.ContainsFunc(got, func(b string) bool { return b != bundle }) {
+				return false, fmt.Sprintf("%s %s has caBundles %d, not all the Certificate's CA", u.GetKind(), u.GetName(), len(got))
+			}
+		}
+		return true, ""
+	}
+	polltest.Eventually(t, time.Minute, "every object asking for the CA to have it", allInjected)
+
+	if err := c.Delete(ctx, webhooks.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, webhooks.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	polltest.Eventually(t, time.Minute, "the re-created webhook configuration to have the same CA again", allInjected)
+
+	bad := &unstructured.Unstructured{}
+	bad.SetGroupVersionKind(schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"})
+	bad.SetNamespace(Core.Namespace)
+	bad.SetName("no-dns-names")
+	_ = unstructured.SetNestedField(bad.Object, "no-dns-names-tls", "spec", "secretName")
+	_ = unstructured.SetNestedField(bad.Object, map[string]any{"name": "capi-selfsigned-issuer"}, "spec", "issuerRef")
+	if err := c.Create(ctx, bad); err != nil {
+		t.Fatal(err)
+	}
+	polltest.Eventually(t, time.Minute, "the stand-in to name the Certificate it cannot issue", func() (bool, string) {
+		err := certs.Err()
+		return err != nil && strings.Contains(err.Error(), "no-dns-names"), fmt.Sprint(err)
+	})
+}
+
+// caBundles are the caBundle fields of a CRD's conversion webhook or of
+// every webhook of a webhook configuration.
+func caBundles(u *unstructured.Unstructured) []string {
+	if u.GetKind() == "CustomResourceDefinition" {
+		b, _, _ := unstructured.NestedString(u.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+		return []string{b}
+	}
+	var out []string
+	webhooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
+	for _, w := range webhooks {
+		b, _, _ := unstructured.NestedString(w.(map[string]any), "clientConfig", "caBundle")
+		out = append(out, b)
+	}
+	return out
 }
 
 func hasObject(objects []*unstructured.Unstructured, kind, namespace, name string) bool {
@@ -90,19 +179,4 @@ func managerArgs(t *testing.T, u *unstructured.Unstructured) []string {
 	}
 	t.Fatalf("Deployment %s has no manager container", u.GetName())
 	return nil
-}
-
-func hasCABundle(u *unstructured.Unstructured) bool {
-	if u.GetKind() == "CustomResourceDefinition" {
-		b, _, _ := unstructured.NestedString(u.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
-		return b != ""
-	}
-	webhooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
-	for _, w := range webhooks {
-		b, _, _ := unstructured.NestedString(w.(map[string]any), "clientConfig", "caBundle")
-		if b == "" {
-			return false
-		}
-	}
-	return len(webhooks) > 0
 }

@@ -46,6 +46,30 @@ var (
 	Components     = []Component{Core, Bootstrap, ControlPlane, Infrastructure, TestExtension}
 )
 
+// releaseProvider is one provider of Cluster API's release as clusterctl
+// and the operator know it: its name and type (clusterctl's provider type
+// is also the operator's kind), its folder and components file in make
+// clusterctl-repository's repository, and its component.
+type releaseProvider struct {
+	name, kind  string
+	label, file string
+	comp        Component
+}
+
+// releaseProviders are every component's provider, the core first.
+var releaseProviders = []releaseProvider{
+	{"cluster-api", "CoreProvider", "cluster-api", "core-components.yaml", Core},
+	{"kubeadm", "BootstrapProvider", "bootstrap-kubeadm", "bootstrap-components.yaml", Bootstrap},
+	{"kubeadm", "ControlPlaneProvider", "control-plane-kubeadm", "control-plane-components.yaml", ControlPlane},
+	{"docker", "InfrastructureProvider", "infrastructure-docker", "infrastructure-components-development.yaml", Infrastructure},
+	{"test-extension", "RuntimeExtensionProvider", "runtime-extension-test-extension", "runtime-extension-components-development.yaml", TestExtension},
+}
+
+// path is the provider's components file under a repository's base.
+func (p releaseProvider) path(base string) string {
+	return filepath.Join(base, p.label, ReleaseVersion, p.file)
+}
+
 // componentsFile is where make capi-providers renders its config/default.
 func (c Component) componentsFile(binDir string) string {
 	return filepath.Join(binDir, capimanagement.DataDir, c.Name, "components.yaml")

@@ -63,39 +63,18 @@ var Variables = map[string]string{
 // diagnosticsAddress is the variable of the managers' metrics address.
 const diagnosticsAddress = "CAPI_DIAGNOSTICS_ADDRESS"
 
-// Install renders, applies and waits for every component; see the
-// package's documentation for what it changes.
+// Install installs cert-manager's CRDs, starts cert-manager's stand-in,
+// renders and applies every component and waits for it; see the package's
+// documentation for what it changes.
 func Install(ctx context.Context, o Options) (*Management, error) {
-	if o.Timeout == 0 {
-		o.Timeout = 5 * time.Minute
-	}
-	if o.Progress == nil {
-		o.Progress = io.Discard
-	}
-	c, err := client.New(o.Config, client.Options{Scheme: scheme.New()})
+	m, vars, err := newManagement(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(o.Config)
-	if err != nil {
-		return nil, err
-	}
-	vars := Variables
-	if o.Variables != nil {
-		vars = o.Variables
-	}
-	_, metricsPort, err := net.SplitHostPort(vars[diagnosticsAddress])
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", diagnosticsAddress, err)
-	}
-	m := &Management{c: c, cs: cs, config: o.Config, certs: &standIn{cas: map[string][]byte{}}, timeout: o.Timeout, metricsPort: metricsPort}
 	for _, comp := range Components {
 		began := time.Now()
 		objects, err := capimanagement.RenderFile(ctx, o.BinDir, comp.componentsFile(o.BinDir), vars)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", comp.Name, err)
-		}
-		if objects, err = m.certs.issue(objects); err != nil {
 			return nil, fmt.Errorf("%s: %w", comp.Name, err)
 		}
 		image, replicas := comp.Image, int32(0)
@@ -107,17 +86,73 @@ func Install(ctx context.Context, o Options) (*Management, error) {
 		}
 		fmt.Fprintf(o.Progress, "%s applied (%d objects) in %.1fs\n", comp.Name, len(objects), time.Since(began).Seconds())
 	}
+	return m, m.waitAll(ctx, o.Progress)
+}
+
+// Attach serves components someone else installs (clusterctl init, the
+// Cluster API Operator) as a Management: it installs cert-manager's CRDs,
+// starts cert-manager's stand-in, runs install, and waits until every
+// component is rolled out and its webhook served. Options.Variables must
+// be what the installer substitutes (the metrics address among them);
+// CoreImage, CoreReplicas and the render are not used. The Management is
+// returned with the error, for its logs.
+func Attach(ctx context.Context, o Options, install func(*Management) error) (*Management, error) {
+	m, _, err := newManagement(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := install(m); err != nil {
+		return m, err
+	}
+	return m, m.waitAll(ctx, o.Progress)
+}
+
+// newManagement installs cert-manager's CRDs and starts its stand-in,
+// which runs until ctx ends.
+func newManagement(ctx context.Context, o Options) (*Management, map[string]string, error) {
+	if o.Timeout == 0 {
+		o.Timeout = 5 * time.Minute
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	c, err := client.New(o.Config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := kubernetes.NewForConfig(o.Config)
+	if err != nil {
+		return nil, nil, err
+	}
+	vars := Variables
+	if o.Variables != nil {
+		vars = o.Variables
+	}
+	_, metricsPort, err := net.SplitHostPort(vars[diagnosticsAddress])
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", diagnosticsAddress, err)
+	}
+	if err := InstallCertManagerCRDs(ctx, c, o.BinDir, time.Minute); err != nil {
+		return nil, nil, err
+	}
+	certs, _ := startCertManagerStandIn(ctx, c)
+	m := &Management{c: c, cs: cs, config: o.Config, certs: certs, cas: map[string][]byte{}, timeout: o.Timeout, metricsPort: metricsPort}
+	return m, vars, nil
+}
+
+// waitAll waits for every component's rollout and webhook Service.
+func (m *Management) waitAll(ctx context.Context, progress io.Writer) error {
+	if progress == nil {
+		progress = io.Discard
+	}
 	for _, comp := range Components {
 		began := time.Now()
-		if err := m.WaitRolledOut(ctx, comp); err != nil {
-			return nil, err
+		if err := m.WaitServed(ctx, comp); err != nil {
+			return err
 		}
-		if err := m.waitWebhookServed(ctx, comp); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(o.Progress, "%s rolled out and its webhook Service served in %.1fs more\n", comp.Name, time.Since(began).Seconds())
+		fmt.Fprintf(progress, "%s rolled out and its webhook Service served in %.1fs more\n", comp.Name, time.Since(began).Seconds())
 	}
-	return m, nil
+	return nil
 }
 
 // apply applies the objects of one component, namespaces and CRDs first
@@ -137,16 +172,13 @@ func (m *Management) apply(ctx context.Context, comp Component, objects []*unstr
 	deployments := 0
 	for pass := 0; pass < 3; pass++ {
 		if pass == 2 {
-			if err := m.waitEstablished(ctx, crds); err != nil {
+			if err := waitEstablished(ctx, m.c, crds, time.Minute); err != nil {
 				return err
 			}
 		}
 		for _, u := range objects {
 			if order(u) != pass {
 				continue
-			}
-			if err := m.certs.inject(u); err != nil {
-				return err
 			}
 			if u.GetKind() == "Deployment" {
 				deployments++
@@ -199,11 +231,12 @@ func setImage(u *unstructured.Unstructured, image string, replicas int32) error 
 	return nil
 }
 
-func (m *Management) waitEstablished(ctx context.Context, names []string) error {
-	return polltest.Within(time.Minute, "CRDs established", func() (bool, string) {
+// waitEstablished waits until every named CRD is served.
+func waitEstablished(ctx context.Context, c client.Client, names []string, timeout time.Duration) error {
+	return polltest.Within(timeout, "CRDs established", func() (bool, string) {
 		for _, name := range names {
 			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := m.c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 				return false, err.Error()
 			}
 			established := false
@@ -224,10 +257,14 @@ func (m *Management) waitEstablished(ctx context.Context, names []string) error 
 // updated and available and no Pod of an older template is left; a Pod
 // that cannot start says why (an image missing from the node, a crash).
 func (m *Management) WaitRolledOut(ctx context.Context, comp Component) error {
-	return polltest.Within(m.timeout, comp.Deployment+" rolled out", func() (bool, string) {
+	var cannotPull error
+	err := polltest.Within(m.timeout, comp.Deployment+" rolled out", func() (bool, string) {
 		d := &appsv1.Deployment{}
 		if err := m.c.Get(ctx, client.ObjectKey{Namespace: comp.Namespace, Name: comp.Deployment}, d); err != nil {
 			return false, err.Error()
+		}
+		if cannotPull = m.imageTrouble(ctx, comp); cannotPull != nil {
+			return true, ""
 		}
 		want := int32(1)
 		if d.Spec.Replicas != nil {
@@ -239,6 +276,31 @@ func (m *Management) WaitRolledOut(ctx context.Context, comp Component) error {
 		}
 		return false, fmt.Sprintf("%d of %d updated, %d available, %d in all; %s", s.UpdatedReplicas, want, s.AvailableReplicas, s.Replicas, m.podTrouble(ctx, comp))
 	})
+	if cannotPull != nil {
+		return cannotPull
+	}
+	return err
+}
+
+// imageReasons are kubelet's waiting reasons for an image it cannot get;
+// no amount of waiting fixes them on a node without a registry.
+var imageReasons = map[string]bool{"ErrImagePull": true, "ImagePullBackOff": true, "ErrImageNeverPull": true, "InvalidImageName": true}
+
+// imageTrouble names the first of the component's Pods whose image the
+// node cannot get.
+func (m *Management) imageTrouble(ctx context.Context, comp Component) error {
+	pods, err := m.pods(ctx, comp)
+	if err != nil {
+		return nil // a transient read error is not an image error
+	}
+	for _, p := range pods {
+		for _, cs := range p.Status.ContainerStatuses {
+			if w := cs.State.Waiting; w != nil && imageReasons[w.Reason] {
+				return fmt.Errorf("%s Pod %s cannot get its image %s: %s: %s", comp.Name, p.Name, cs.Image, w.Reason, w.Message)
+			}
+		}
+	}
+	return nil
 }
 
 // podTrouble says what the component's Pods wait on.

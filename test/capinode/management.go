@@ -14,6 +14,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -26,10 +28,13 @@ import (
 
 // Management is Cluster API's components running as Pods on the node.
 type Management struct {
-	c       client.Client
-	cs      kubernetes.Interface
-	config  *rest.Config
-	certs   *standIn
+	c      client.Client
+	cs     kubernetes.Interface
+	config *rest.Config
+	certs  *certManagerStandIn
+	// cas are the CAs of the components' serving certificates, by
+	// component name, as the stand-in issued them.
+	cas     map[string][]byte
 	timeout time.Duration
 	// metricsPort is where every manager serves its metrics.
 	metricsPort string
@@ -79,7 +84,7 @@ func (m *Management) TestExtensionConfig(name string, namespaces ...string) *run
 				Service: runtimev1.ServiceReference{
 					Namespace: TestExtension.Namespace, Name: TestExtension.webhookService(), Port: &port,
 				},
-				CABundle: m.certs.cas[TestExtension.Namespace+"/"+TestExtension.servingCert()],
+				CABundle: m.cas[TestExtension.Name],
 			},
 			NamespaceSelector: selector,
 			Settings: map[string]string{
@@ -196,10 +201,49 @@ func (m *Management) SetCoreImage(ctx context.Context, image string) error {
 	if err != nil {
 		return err
 	}
-	if err := m.WaitRolledOut(ctx, Core); err != nil {
+	return m.WaitServed(ctx, Core)
+}
+
+// WaitServed waits until the component is rolled out and its webhook
+// Service leads only to its current Pods, served with its Certificate's CA.
+func (m *Management) WaitServed(ctx context.Context, comp Component) error {
+	if err := m.WaitRolledOut(ctx, comp); err != nil {
 		return err
 	}
-	return m.waitWebhookServed(ctx, Core)
+	return m.waitWebhookServed(ctx, comp)
+}
+
+// CoreImage is the image of the core Deployment's manager container.
+func (m *Management) CoreImage(ctx context.Context) (string, error) {
+	d, err := m.cs.AppsV1().Deployments(Core.Namespace).Get(ctx, Core.Deployment, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == "manager" {
+			return c.Image, nil
+		}
+	}
+	return "", fmt.Errorf("the Deployment %s has no container named manager", Core.Deployment)
+}
+
+// servingCA reads the CA of the component's serving certificate from the
+// Secret its Certificate names.
+func (m *Management) servingCA(ctx context.Context, comp Component) ([]byte, error) {
+	cert := &unstructured.Unstructured{}
+	cert.SetGroupVersionKind(schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"})
+	if err := m.c.Get(ctx, client.ObjectKey{Namespace: comp.Namespace, Name: comp.servingCert()}, cert); err != nil {
+		return nil, fmt.Errorf("%s: the Certificate %s: %w", comp.Name, comp.servingCert(), err)
+	}
+	secretName, _, _ := unstructured.NestedString(cert.Object, "spec", "secretName")
+	secret := &corev1.Secret{}
+	if err := m.c.Get(ctx, client.ObjectKey{Namespace: comp.Namespace, Name: secretName}, secret); err != nil {
+		return nil, fmt.Errorf("%s: the Secret of Certificate %s (stand-in: %v): %w", comp.Name, comp.servingCert(), m.certs.Err(), err)
+	}
+	if len(secret.Data["ca.crt"]) == 0 {
+		return nil, fmt.Errorf("%s: the Secret %s has no ca.crt", comp.Name, secretName)
+	}
+	return secret.Data["ca.crt"], nil
 }
 
 // waitWebhookServed waits until the component's webhook Service's
@@ -214,8 +258,13 @@ func (m *Management) waitWebhookServed(ctx context.Context, comp Component) erro
 	if err != nil {
 		return err
 	}
+	ca, err := m.servingCA(ctx, comp)
+	if err != nil {
+		return err
+	}
+	m.cas[comp.Name] = ca
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(m.certs.cas[comp.Namespace+"/"+comp.servingCert()])
+	pool.AppendCertsFromPEM(ca)
 	tlsConfig := &tls.Config{RootCAs: pool, ServerName: service + "." + comp.Namespace + ".svc", MinVersion: tls.VersionTLS12}
 	inARow := 0
 	return polltest.Within(time.Minute, "the "+service+" Service to lead only to "+comp.Name+"'s current Pods", func() (bool, string) {

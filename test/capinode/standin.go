@@ -1,93 +1,228 @@
 package capinode
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/yamlobjects"
 )
+
+// CertManagerCRDsDir is where make clusterctl-repository copies
+// cert-manager's CRDs, under bin/.
+const CertManagerCRDsDir = "cert-manager-crds"
 
 // injectCAFrom is cert-manager's CA injector annotation: namespace/name of
 // the Certificate whose CA goes into the object's caBundle fields.
 const injectCAFrom = "cert-manager.io/inject-ca-from"
 
+// standInAnnotation marks every Secret the stand-in wrote.
+const standInAnnotation = "rsc.lab/stand-in-for"
+
 // certificateValidity is far longer than any run.
 const certificateValidity = 24 * time.Hour
 
-// standIn is cert-manager's stand-in: the CA of each Certificate it
-// issued, by namespace/name.
-type standIn struct {
-	cas map[string][]byte
+// standInPeriod is how often the stand-in looks at the cluster: a webhook
+// configuration clusterctl has just re-created waits at most this long for
+// its CA.
+const standInPeriod = 500 * time.Millisecond
+
+var (
+	certificates = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "CertificateList"}
+	// caConsumers are the kinds cert-manager's CA injector writes to.
+	caConsumers = []schema.GroupVersionKind{
+		{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinitionList"},
+		{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfigurationList"},
+		{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfigurationList"},
+	}
+)
+
+// InstallCertManagerCRDs applies cert-manager's own CRDs (make
+// clusterctl-repository copies them from its release) and waits until they
+// are served, so that Certificates and Issuers are stored as real objects
+// and clusterctl's check of an externally provisioned cert-manager passes.
+func InstallCertManagerCRDs(ctx context.Context, c client.Client, binDir string, timeout time.Duration) error {
+	files, err := filepath.Glob(filepath.Join(binDir, CertManagerCRDsDir, "*.yaml"))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no cert-manager CRDs in %s: run make clusterctl-repository", filepath.Join(binDir, CertManagerCRDsDir))
+	}
+	var names []string
+	for _, f := range files {
+		objects, err := yamlobjects.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		for _, u := range objects {
+			if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+				return fmt.Errorf("apply %s: %w", u.GetName(), err)
+			}
+			names = append(names, u.GetName())
+		}
+	}
+	return waitEstablished(ctx, c, names, timeout)
 }
 
-// issue replaces each Certificate with the Secret cert-manager would write
-// for it (tls.crt, tls.key and ca.crt, for its dnsNames), drops the
-// Issuers, and returns the objects to apply.
-func (s *standIn) issue(objects []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	var out []*unstructured.Unstructured
-	for _, u := range objects {
-		if u.GroupVersionKind().Group != "cert-manager.io" {
-			out = append(out, u)
+// certManagerStandIn does, for as long as it runs, the two things of
+// cert-manager that Cluster API's components need: for each Certificate it
+// writes the Secret cert-manager would (tls.crt, tls.key and ca.crt, a
+// self-signed certificate for its dnsNames), and it puts that CA where
+// cert-manager's CA injector would (the conversion webhook of a CRD and
+// every webhook of a webhook configuration annotated
+// cert-manager.io/inject-ca-from). It runs as a loop, as cert-manager does,
+// because clusterctl deletes and re-creates a provider's objects on
+// upgrade. It issues nothing else: Issuers are read by no one.
+type certManagerStandIn struct {
+	c    client.Client
+	mu   sync.Mutex
+	last error
+}
+
+// startCertManagerStandIn runs the stand-in until ctx ends or stop is
+// called.
+func startCertManagerStandIn(ctx context.Context, c client.Client) (*certManagerStandIn, func()) {
+	s := &certManagerStandIn{c: c}
+	s.pass(ctx)
+	return s, polltest.Every(ctx, standInPeriod, s.pass)
+}
+
+func (s *certManagerStandIn) pass(ctx context.Context) {
+	err := s.reconcile(ctx)
+	s.mu.Lock()
+	s.last = err
+	s.mu.Unlock()
+}
+
+// Err is what went wrong in the last pass, for timeouts to report.
+func (s *certManagerStandIn) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+func (s *certManagerStandIn) reconcile(ctx context.Context) error {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(certificates)
+	if err := s.c.List(ctx, list); err != nil {
+		return fmt.Errorf("cert-manager stand-in: list Certificates: %w", err)
+	}
+	var errs []error
+	cas := map[string][]byte{}
+	for i := range list.Items {
+		ca, err := s.issue(ctx, &list.Items[i])
+		if err != nil {
+			errs = append(errs, err)
 			continue
 		}
-		if u.GetKind() != "Certificate" {
-			continue // Issuers: nothing of cert-manager runs to read them
-		}
-		secretName, _, _ := unstructured.NestedString(u.Object, "spec", "secretName")
-		dnsNames, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "dnsNames")
-		if secretName == "" || len(dnsNames) == 0 {
-			return nil, fmt.Errorf("the Certificate %s/%s names no secretName or dnsNames", u.GetNamespace(), u.GetName())
-		}
-		caPEM, certPEM, keyPEM, err := sampleextension.SelfSignedCertificate(dnsNames, certificateValidity)
-		if err != nil {
-			return nil, err
-		}
-		s.cas[u.GetNamespace()+"/"+u.GetName()] = caPEM
-		secret := &unstructured.Unstructured{}
-		secret.SetAPIVersion("v1")
-		secret.SetKind("Secret")
-		secret.SetNamespace(u.GetNamespace())
-		secret.SetName(secretName)
-		secret.SetAnnotations(map[string]string{"rsc.lab/stand-in-for": "cert-manager Certificate " + u.GetName()})
-		secret.Object["type"] = string(corev1.SecretTypeTLS)
-		secret.Object["stringData"] = map[string]any{
-			corev1.TLSCertKey: string(certPEM), corev1.TLSPrivateKeyKey: string(keyPEM), "ca.crt": string(caPEM),
-		}
-		out = append(out, secret)
+		cas[list.Items[i].GetNamespace()+"/"+list.Items[i].GetName()] = ca
 	}
-	return out, nil
+	for _, gvk := range caConsumers {
+		consumers := &unstructured.UnstructuredList{}
+		consumers.SetGroupVersionKind(gvk)
+		if err := s.c.List(ctx, consumers); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for i := range consumers.Items {
+			if err := s.inject(ctx, &consumers.Items[i], cas); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
-// inject sets the caBundle where cert-manager's CA injector would: a CRD's
-// conversion webhook, and every webhook of a webhook configuration.
-func (s *standIn) inject(u *unstructured.Unstructured) error {
+// issue makes sure the Certificate's Secret exists and returns its CA.
+func (s *certManagerStandIn) issue(ctx context.Context, cert *unstructured.Unstructured) ([]byte, error) {
+	secretName, _, _ := unstructured.NestedString(cert.Object, "spec", "secretName")
+	dnsNames, _, _ := unstructured.NestedStringSlice(cert.Object, "spec", "dnsNames")
+	if secretName == "" || len(dnsNames) == 0 {
+		return nil, fmt.Errorf("cert-manager stand-in: the Certificate %s/%s names no secretName or dnsNames", cert.GetNamespace(), cert.GetName())
+	}
+	secret := &corev1.Secret{}
+	err := s.c.Get(ctx, client.ObjectKey{Namespace: cert.GetNamespace(), Name: secretName}, secret)
+	if err == nil {
+		if ca := secret.Data["ca.crt"]; len(ca) > 0 {
+			return ca, nil
+		}
+		return nil, fmt.Errorf("cert-manager stand-in: the Secret %s/%s of Certificate %s has no ca.crt", secret.Namespace, secret.Name, cert.GetName())
+	}
+	if !apierrors.IsNotFound(err) {
+		return nil, err
+	}
+	caPEM, certPEM, keyPEM, err := sampleextension.SelfSignedCertificate(dnsNames, certificateValidity)
+	if err != nil {
+		return nil, err
+	}
+	secret = &corev1.Secret{}
+	secret.Namespace, secret.Name = cert.GetNamespace(), secretName
+	secret.Annotations = map[string]string{standInAnnotation: "cert-manager Certificate " + cert.GetName()}
+	secret.Type = corev1.SecretTypeTLS
+	secret.Data = map[string][]byte{corev1.TLSCertKey: certPEM, corev1.TLSPrivateKeyKey: keyPEM, "ca.crt": caPEM}
+	if err := s.c.Create(ctx, secret); err != nil {
+		return nil, fmt.Errorf("cert-manager stand-in: write the Secret of Certificate %s/%s: %w", cert.GetNamespace(), cert.GetName(), err)
+	}
+	return caPEM, nil
+}
+
+// inject sets the caBundle of an object that asks for a Certificate's CA,
+// when the Certificate exists and the bundle differs.
+func (s *certManagerStandIn) inject(ctx context.Context, u *unstructured.Unstructured, cas map[string][]byte) error {
 	from := u.GetAnnotations()[injectCAFrom]
 	if from == "" {
 		return nil
 	}
-	ca, ok := s.cas[from]
+	ca, ok := cas[from]
 	if !ok {
-		return fmt.Errorf("%s %s asks for the CA of Certificate %s, which no components file defines", u.GetKind(), u.GetName(), from)
+		return nil // its Certificate is not applied yet, or not issued: the next pass
 	}
 	bundle := base64.StdEncoding.EncodeToString(ca)
+	changed := false
 	switch u.GetKind() {
 	case "CustomResourceDefinition":
-		if _, found, _ := unstructured.NestedMap(u.Object, "spec", "conversion", "webhook", "clientConfig"); found {
-			return unstructured.SetNestedField(u.Object, bundle, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+		if _, found, _ := unstructured.NestedMap(u.Object, "spec", "conversion", "webhook", "clientConfig"); !found {
+			return nil
 		}
-	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration":
-		webhooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
-		for i := range webhooks {
-			w, _ := webhooks[i].(map[string]any)
-			if err := unstructured.SetNestedField(w, bundle, "clientConfig", "caBundle"); err != nil {
+		if old, _, _ := unstructured.NestedString(u.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle"); old != bundle {
+			changed = true
+			if err := unstructured.SetNestedField(u.Object, bundle, "spec", "conversion", "webhook", "clientConfig", "caBundle"); err != nil {
 				return err
 			}
 		}
-		return unstructured.SetNestedSlice(u.Object, webhooks, "webhooks")
+	default:
+		webhooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
+		for i := range webhooks {
+			w, _ := webhooks[i].(map[string]any)
+			if old, _, _ := unstructured.NestedString(w, "clientConfig", "caBundle"); old != bundle {
+				changed = true
+				if err := unstructured.SetNestedField(w, bundle, "clientConfig", "caBundle"); err != nil {
+					return err
+				}
+			}
+		}
+		if err := unstructured.SetNestedSlice(u.Object, webhooks, "webhooks"); err != nil {
+			return err
+		}
+	}
+	if !changed {
+		return nil
+	}
+	if err := s.c.Update(ctx, u); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("cert-manager stand-in: inject the CA of %s into %s %s: %w", from, u.GetKind(), u.GetName(), err)
 	}
 	return nil
 }

@@ -53,9 +53,17 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 	default:
 		t.Fatalf("RSC_NODE_CORE=%q: want capi or drop-in", core)
 	}
+	requireNoClusterAPI(ctx, t, n)
 	began := time.Now()
 	m, err := capinode.Install(ctx, capinode.Options{
 		BinDir: binDir, Config: n.Config(), CoreImage: coreImage, CoreReplicas: 2, Variables: vars, Progress: logWriter{t},
+	})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		if err := capinode.Remove(ctx, adminClient(t, n), capiflow.Namespace); err != nil {
+			t.Errorf("remove what the test installed: %v", err)
+		}
 	})
 	if err != nil {
 		t.Fatalf("install Cluster API's components: %v", err)
@@ -71,20 +79,10 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 
 	usage := &usageSampler{m: m, node: nodeName}
 	stopSampling := usage.start(ctx, 5*time.Second)
-	checkForbidden := func(when string) {
-		t.Helper()
-		lines, err := m.Forbidden(ctx)
-		if err != nil {
-			t.Errorf("read the managers' logs %s: %v", when, err)
-		}
-		for _, line := range lines {
-			t.Errorf("forbidden %s: %s", when, line)
-		}
-	}
 	result := capiflow.Run(ctx, t, m, capiflow.Options{
 		Manager: coreImage + " as Pods", Client: m.Client(), BinDir: binDir,
 		Before: func(step string) {
-			checkForbidden("before " + step)
+			checkForbidden(ctx, t, m, "before "+step)
 			switch step {
 			case "upgrade":
 				old, err := m.Leader(ctx)
@@ -103,10 +101,23 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 			}
 		},
 	})
-	checkForbidden("at the end")
+	checkForbidden(ctx, t, m, "at the end")
 	stopSampling()
 	t.Log(result.Summary())
 	t.Log(usage.report())
+}
+
+// checkForbidden fails the test for every request a manager's log says
+// its RBAC refused.
+func checkForbidden(ctx context.Context, t *testing.T, m *capinode.Management, when string) {
+	t.Helper()
+	lines, err := m.Forbidden(ctx)
+	if err != nil {
+		t.Errorf("read the managers' logs %s: %v", when, err)
+	}
+	for _, line := range lines {
+		t.Errorf("forbidden %s: %s", when, line)
+	}
 }
 
 // swapImage swaps the core Deployment's image on the live cluster, when

@@ -173,6 +173,9 @@ func logTail(path string, lines int) string {
 // Config is a cluster-admin client configuration.
 func (n *Node) Config() *rest.Config { return n.cluster.Config() }
 
+// KubeconfigPath is a cluster-admin kubeconfig, for clusterctl.
+func (n *Node) KubeconfigPath() string { return n.cluster.KubeconfigPath() }
+
 func (n *Node) logs() string { return filepath.Join(n.dir, "logs") }
 
 // Stop stops the components in reverse order: CoreDNS, kube-proxy,

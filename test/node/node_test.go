@@ -27,6 +27,9 @@ const (
 	// crashEnv makes the program inside kill itself once its tests ran,
 	// leaving every component and container running.
 	crashEnv = "RSC_NODE_CRASH"
+	// runEnv, by hand, runs only the TestInside tests it matches (a go
+	// test -run pattern), as in make node-test RSC_NODE_RUN=Clusterctl.
+	runEnv = "RSC_NODE_RUN"
 )
 
 // running is the node, in the program nodehost.Run starts inside it.
@@ -94,7 +97,11 @@ func inside(t *testing.T) *node.Node {
 func TestNode(t *testing.T) {
 	dir := nodeDir(t)
 	before := hostInterfaces(t)
-	runErr, cleanErr := runNode(t, dir, "^TestInside")
+	run := "^TestInside"
+	if only := os.Getenv(runEnv); only != "" {
+		run = only
+	}
+	runErr, cleanErr := runNode(t, dir, run)
 	if runErr != nil {
 		t.Errorf("inside the node: %v (logs in %s)", runErr, filepath.Join(dir, "logs"))
 	}

@@ -1,0 +1,115 @@
+package capinode
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+)
+
+// RepositoryDir is where make clusterctl-repository writes clusterctl's
+// local repositories, under bin/.
+const RepositoryDir = "clusterctl-repository"
+
+// ReleaseVersion is the version of every provider in the repositories.
+const ReleaseVersion = "v1.14.2"
+
+// ImageOverride is one entry of the images: section of clusterctl's
+// configuration; empty fields keep the components file's.
+type ImageOverride struct {
+	Repository, Name, Tag string
+}
+
+// ClusterctlConfig is a clusterctl configuration file for the node: every
+// provider read from make clusterctl-repository's folders (clusterctl
+// cannot reach GitHub here, nor would an air-gapped user), cert-manager
+// externally provisioned, every image from the node's rsc.lab/ repository
+// (the node holds Cluster API's images under the names its release gives
+// them, with rsc.lab/ in front), and the flow's variables.
+type ClusterctlConfig struct {
+	// BinDir holds make clusterctl-repository's folders.
+	BinDir string
+	// DropInRelease names our own release of the core provider in
+	// providers:, instead of Cluster API's.
+	DropInRelease bool
+	// Core, when set, is the images: override of the core provider
+	// (images: cluster-api:).
+	Core *ImageOverride
+	// Variables are written as they are; Variables when nil.
+	Variables map[string]string
+}
+
+// NodeRepository is the image repository the node holds every image in.
+const NodeRepository = "rsc.lab"
+
+// YAML is the configuration file's text.
+func (c ClusterctlConfig) YAML() string {
+	base := filepath.Join(c.BinDir, RepositoryDir, "cluster-api")
+	core := base
+	if c.DropInRelease {
+		core = filepath.Join(c.BinDir, RepositoryDir, "drop-in")
+	}
+	var b strings.Builder
+	b.WriteString("providers:\n")
+	for _, p := range releaseProviders {
+		url := p.path(base)
+		if p.comp == Core {
+			url = p.path(core)
+		}
+		fmt.Fprintf(&b, "  - name: %s\n    type: %s\n    url: file://%s\n", p.name, p.kind, url)
+	}
+	b.WriteString("cert-manager:\n  externallyProvisioned: \"true\"\n")
+	fmt.Fprintf(&b, "images:\n  all:\n    repository: %s\n", NodeRepository)
+	if o := c.Core; o != nil {
+		b.WriteString("  cluster-api:\n")
+		for _, f := range [][2]string{{"repository", o.Repository}, {"name", o.Name}, {"tag", o.Tag}} {
+			if f[1] != "" {
+				fmt.Fprintf(&b, "    %s: %s\n", f[0], f[1])
+			}
+		}
+	}
+	vars := c.Variables
+	if vars == nil {
+		vars = Variables
+	}
+	names := make([]string, 0, len(vars))
+	for name := range vars {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(&b, "%s: %q\n", name, vars[name])
+	}
+	return b.String()
+}
+
+// InitArgs are clusterctl init's arguments for every component, each
+// pinned at ReleaseVersion as clusterctl's book asks with an images:
+// override.
+func InitArgs() []string {
+	return []string{"init",
+		"--core", "cluster-api:" + ReleaseVersion,
+		"--bootstrap", "kubeadm:" + ReleaseVersion,
+		"--control-plane", "kubeadm:" + ReleaseVersion,
+		"--infrastructure", "docker:" + ReleaseVersion,
+		"--runtime-extension", "test-extension:" + ReleaseVersion,
+	}
+}
+
+// Clusterctl runs bin/clusterctl with the configuration file and the
+// kubeconfig, and returns its output; a failure carries the output.
+func Clusterctl(ctx context.Context, binDir, configPath, kubeconfig string, args ...string) (string, error) {
+	args = append(args, "--config", configPath, "--kubeconfig", kubeconfig)
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, capimanagement.ClusterctlBinary), args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("clusterctl %s: %w\n%s", strings.Join(args, " "), err, out.String())
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,93 @@
+package capinode
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+)
+
+// renderRepository runs make clusterctl-repository's script on a copy of
+// make capi-providers' rendering, less the files named, and returns its
+// output folder and what it printed.
+func renderRepository(t *testing.T, binDir string, without ...string) (string, string, error) {
+	t.Helper()
+	data := filepath.Join(t.TempDir(), "data")
+	for _, p := range releaseProviders {
+		source := filepath.Join(p.comp.Name, "components.yaml")
+		if strings.Contains(strings.Join(without, " "), source) {
+			continue
+		}
+		content, err := os.ReadFile(filepath.Join(binDir, capimanagement.DataDir, source))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(data, source)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(data, source), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "repository")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "../../hack/render-clusterctl-repository.sh", goBin, data, "example.test/drop-in:v1", out)
+	printed, err := cmd.CombinedOutput()
+	return out, string(printed), err
+}
+
+// The repositories hold every provider's components file and metadata.yaml
+// where clusterctl's local repository looks for them (ClusterctlConfig
+// names the same paths), the drop-in's release with the image it was given
+// and Cluster API's with its release's image.
+func TestRepositoryScript_WritesEveryProvidersReleaseWhereClusterctlLooks(t *testing.T) {
+	binDir := capimanagement.Require(t)
+	out, printed, err := renderRepository(t, binDir)
+	if err != nil {
+		t.Fatalf("%v: %s", err, printed)
+	}
+	for _, p := range releaseProviders {
+		bases := []string{filepath.Join(out, "cluster-api")}
+		if p.comp == Core {
+			bases = append(bases, filepath.Join(out, "drop-in"))
+		}
+		for _, base := range bases {
+			for _, f := range []string{p.path(base), filepath.Join(filepath.Dir(p.path(base)), "metadata.yaml")} {
+				if info, err := os.Stat(f); err != nil || info.Size() == 0 {
+					t.Errorf("%s: missing or empty (%v)", f, err)
+				}
+			}
+		}
+	}
+	core, _ := os.ReadFile(releaseProviders[0].path(filepath.Join(out, "cluster-api")))
+	dropIn, _ := os.ReadFile(releaseProviders[0].path(filepath.Join(out, "drop-in")))
+	if !strings.Contains(string(core), "image: registry.k8s.io/cluster-api/cluster-api-controller:"+ReleaseVersion) ||
+		!strings.Contains(string(dropIn), "image: example.test/drop-in:v1") {
+		t.Error("the core release does not run Cluster API's released image, or ours does not run the drop-in's")
+	}
+}
+
+// A components file missing from what the script reads fails it, naming
+// the file, and leaves no repository behind.
+func TestRepositoryScript_AMissingComponentsFileFailsNamingIt(t *testing.T) {
+	binDir := capimanagement.Require(t)
+	missing := filepath.Join(Infrastructure.Name, "components.yaml")
+	out, printed, err := renderRepository(t, binDir, missing)
+	if err == nil {
+		t.Fatalf("the script succeeded without %s", missing)
+	}
+	if !strings.Contains(printed, missing+" is missing") {
+		t.Errorf("the script failed with %q, want it to name %s", printed, missing)
+	}
+	for _, left := range []string{out, out + ".tmp"} {
+		if _, err := os.Stat(left); !os.IsNotExist(err) {
+			t.Errorf("%s was left behind (%v)", left, err)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package node_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capiflow"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capinode"
+)
+
+// The Cluster API Operator, built from its released module and run as a
+// Pod from its release's rendering, installs every provider from Cluster
+// API's release in our repository (a ConfigMap each), the CoreProvider's
+// deployment.containers setting the manager's imageUrl to the drop-in's;
+// Cluster API's flow passes. Everything is removed when the test ends.
+func TestInside_ClusterAPIOperatorInstallsTheDropIn(t *testing.T) {
+	n := inside(t)
+	binDir, err := toolbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	requireNoClusterAPI(ctx, t, n)
+	began := time.Now()
+	m, err := capinode.Attach(ctx, capinode.Options{BinDir: binDir, Config: n.Config(), Progress: logWriter{t}}, func(m *capinode.Management) error {
+		if err := m.InstallOperator(ctx, binDir); err != nil {
+			return err
+		}
+		t.Logf("the operator (%s) rolled out and its webhooks served in %.1fs", capinode.Operator.Image, time.Since(began).Seconds())
+		return m.OperatorProviders(ctx, binDir, capinode.DropInImage, nil)
+	})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		if m != nil {
+			if err := m.DeleteOperatorProviders(ctx); err != nil {
+				t.Errorf("delete the operator's providers: %v", err)
+			}
+		}
+		if err := capinode.Remove(ctx, adminClient(t, n), capiflow.Namespace); err != nil {
+			t.Errorf("remove what the operator installed: %v", err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WaitOperatorProvidersReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the operator and every provider it installed Ready, every webhook served: %.1fs", time.Since(began).Seconds())
+	requireCoreImage(ctx, t, m, capinode.DropInImage)
+	runFlow(ctx, t, m, binDir, "the drop-in by the Cluster API Operator", func(string) {})
+}
