@@ -47,6 +47,11 @@ type ClusterctlConfig struct {
 // NodeRepository is the image repository the node holds every image in.
 const NodeRepository = "rsc.lab"
 
+// DropInOverride is the drop-in as clusterctl's images: override names it
+// on the node (DropInImage): the core provider's image from the node's
+// repository, by our name and tag.
+var DropInOverride = &ImageOverride{Repository: NodeRepository, Name: "core-manager", Tag: "dev"}
+
 // YAML is the configuration file's text.
 func (c ClusterctlConfig) YAML() string {
 	base := filepath.Join(c.BinDir, RepositoryDir, "cluster-api")
@@ -92,13 +97,11 @@ func (c ClusterctlConfig) YAML() string {
 // pinned at ReleaseVersion as clusterctl's book asks with an images:
 // override.
 func InitArgs() []string {
-	return []string{"init",
-		"--core", "cluster-api:" + ReleaseVersion,
-		"--bootstrap", "kubeadm:" + ReleaseVersion,
-		"--control-plane", "kubeadm:" + ReleaseVersion,
-		"--infrastructure", "docker:" + ReleaseVersion,
-		"--runtime-extension", "test-extension:" + ReleaseVersion,
+	args := []string{"init"}
+	for _, p := range releaseProviders {
+		args = append(args, "--"+p.flag(), p.name+":"+ReleaseVersion)
 	}
+	return args
 }
 
 // Clusterctl runs bin/clusterctl with the configuration file and the

@@ -56,6 +56,14 @@ type releaseProvider struct {
 	comp        Component
 }
 
+// flag is clusterctl's flag for a provider of its kind.
+func (p releaseProvider) flag() string {
+	return map[string]string{
+		"CoreProvider": "core", "BootstrapProvider": "bootstrap", "ControlPlaneProvider": "control-plane",
+		"InfrastructureProvider": "infrastructure", "RuntimeExtensionProvider": "runtime-extension",
+	}[p.kind]
+}
+
 // releaseProviders are every component's provider, the core first.
 var releaseProviders = []releaseProvider{
 	{"cluster-api", "CoreProvider", "cluster-api", "core-components.yaml", Core},

@@ -168,6 +168,30 @@ func conditionTrue(u *unstructured.Unstructured, kind string) (bool, string) {
 	return false, kind + " not reported"
 }
 
+// SetOperatorCoreImage sets the CoreProvider's manager imageUrl, the
+// operator's way to change the image, and waits until the core runs it.
+func (m *Management) SetOperatorCoreImage(ctx context.Context, image string) error {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.GroupVersionKind{Group: operatorGroup, Version: "v1alpha2", Kind: releaseProviders[0].kind})
+	if err := m.c.Get(ctx, client.ObjectKey{Namespace: Core.Namespace, Name: releaseProviders[0].name}, u); err != nil {
+		return err
+	}
+	if err := unstructured.SetNestedSlice(u.Object, []any{map[string]any{"name": "manager", "imageUrl": image}}, "spec", "deployment", "containers"); err != nil {
+		return err
+	}
+	if err := m.c.Update(ctx, u); err != nil {
+		return err
+	}
+	err := polltest.Within(m.timeout, "the operator to set the core's image to "+image, func() (bool, string) {
+		got, err := m.CoreImage(ctx)
+		return got == image, fmt.Sprint(got, err)
+	})
+	if err != nil {
+		return err
+	}
+	return m.WaitServed(ctx, Core)
+}
+
 // operatorProviderGone is how long the operator may take to remove a
 // provider's components once its object is deleted.
 const operatorProviderGone = 3 * time.Minute

@@ -14,7 +14,9 @@ import (
 // Pod from its release's rendering, installs every provider from Cluster
 // API's release in our repository (a ConfigMap each), the CoreProvider's
 // deployment.containers setting the manager's imageUrl to the drop-in's;
-// Cluster API's flow passes. Everything is removed when the test ends.
+// Cluster API's flow passes, and before its delete the imageUrl is set to
+// Cluster API's own image on the live cluster. Everything is removed when
+// the test ends.
 func TestInside_ClusterAPIOperatorInstallsTheDropIn(t *testing.T) {
 	n := inside(t)
 	binDir, err := toolbin.Dir()
@@ -52,5 +54,14 @@ func TestInside_ClusterAPIOperatorInstallsTheDropIn(t *testing.T) {
 	}
 	t.Logf("the operator and every provider it installed Ready, every webhook served: %.1fs", time.Since(began).Seconds())
 	requireCoreImage(ctx, t, m, capinode.DropInImage)
-	runFlow(ctx, t, m, binDir, "the drop-in by the Cluster API Operator", func(string) {})
+	runFlow(ctx, t, m, binDir, "the drop-in by the Cluster API Operator", func(step string) {
+		if step != "delete" {
+			return
+		}
+		switched := time.Now()
+		if err := m.SetOperatorCoreImage(ctx, capinode.ClusterAPICoreImage); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("the CoreProvider's imageUrl set back to Cluster API's own (%s): rolled out and its webhook served in %.1fs", capinode.ClusterAPICoreImage, time.Since(switched).Seconds())
+	})
 }

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/node"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/nodehost"
@@ -43,6 +46,9 @@ func TestMain(m *testing.M) {
 	if _, inside := nodehost.Inside(); !inside {
 		os.Exit(m.Run())
 	}
+	// The clients of controller-runtime the tests make log nothing worth
+	// reading; without a logger they print a warning and a stack instead.
+	ctrllog.SetLogger(logr.Discard())
 	binDir, err := toolbin.Dir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

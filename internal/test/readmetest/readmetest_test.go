@@ -40,10 +40,14 @@ func TestREADME_MakeTargetsTableIsTheMakefiles(t *testing.T) {
 	}
 }
 
-// otherTools' flags: kubectl's in the commands the README shows, and
-// Cluster API's manager's (which the drop-in core manager takes through
-// component-base and Cluster API's helpers) where it says how that ran.
-var otherTools = []string{"type", "patch-file", "overwrite", "feature-gates", "sync-period", "vmodule"}
+// otherTools' flags: kubectl's and clusterctl's in the commands the
+// README shows, and Cluster API's manager's (which the drop-in core manager
+// takes through component-base and Cluster API's helpers) where it says
+// how that ran.
+var otherTools = []string{
+	"type", "patch-file", "overwrite", "feature-gates", "sync-period", "vmodule",
+	"config", "core", "bootstrap", "control-plane", "infrastructure", "runtime-extension",
+}
 
 func TestREADME_EveryFlagItNamesIsDefined(t *testing.T) {
 	docs, err := Docs()

@@ -1,0 +1,35 @@
+package capinode
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// readmeBinDir is where the README's clusterctl.yaml has the checkout.
+const readmeBinDir = "/path/to/runtime-sdk-controller/bin"
+
+// The README's Install section gives clusterctl.yaml and clusterctl init
+// exactly as the node test ran them.
+func TestREADME_GivesTheClusterctlConfigurationAndCommandTheNodeRan(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	config := ClusterctlConfig{BinDir: readmeBinDir, Core: DropInOverride}.YAML()
+	if !strings.Contains(readme, "```yaml\n"+config+"```") {
+		t.Errorf("README.md has no yaml block that is the clusterctl.yaml the node ran:\n%s", config)
+	}
+	command := regexp.MustCompile(`\\\n\s*`).ReplaceAllString(readme, "")
+	want := "clusterctl init --config clusterctl.yaml " + strings.Join(InitArgs()[1:], " ")
+	if !strings.Contains(command, want) {
+		t.Errorf("README.md does not give %q", want)
+	}
+	ownRelease := ClusterctlConfig{BinDir: readmeBinDir, DropInRelease: true}.YAML()
+	coreEntry := ownRelease[:strings.Index(ownRelease, "  - name: kubeadm")]
+	if !strings.Contains(readme, "```yaml\n"+coreEntry+"```") {
+		t.Errorf("README.md has no yaml block naming our core release as the node did:\n%s", coreEntry)
+	}
+}
