@@ -138,7 +138,9 @@ node-images: ## Write the real node's images as OCI archives into bin/node/image
 	done
 
 $(CAPI_OPERATOR_DATA): hack/capi-operator/go.sum $(KUBECTL)
+	@cd hack/capi-operator && $(GO) mod download sigs.k8s.io/cluster-api-operator
 	@dir=$$(cd hack/capi-operator && $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api-operator); \
+	[ -d "$$dir/config/default" ] || { echo "no config/default in the operator's module ($$dir)" >&2; exit 1; }; \
 	rm -rf "$@.tmp" && mkdir -p "$@.tmp" && $(KUBECTL) kustomize "$$dir/config/default" >"$@.tmp/components.yaml" && \
 	rm -rf "$@" && mv "$@.tmp" "$@"
 
@@ -146,7 +148,7 @@ NODE_DIR ?= $(CURDIR)/.local/node
 
 .PHONY: node-test
 node-test: node-packages tools capi-providers clusterctl-repository $(CAPI_OPERATOR_DATA) node-binaries node-images ## Start a one-node Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd with runc, kubelet, kube-proxy, CNI) in a network namespace of its own, run the tests that need it, stop it and check that nothing is left (as root; not part of make test; data and logs in .local/node).
-	cd test && RSC_BIN_DIR=$(BIN) RSC_NODE_TEST=1 RSC_NODE_DIR=$(NODE_DIR) RSC_NODE_IMAGES=$(NODE_IMAGES) $(GO) test -count=1 -timeout 45m -v ./node/
+	cd test && RSC_BIN_DIR=$(BIN) RSC_NODE_TEST=1 RSC_NODE_DIR=$(NODE_DIR) RSC_NODE_IMAGES=$(NODE_IMAGES) $(GO) test -count=1 -timeout 90m -v ./node/
 
 ##@ Cluster API baseline
 
@@ -219,8 +221,12 @@ CERT_MANAGER_CRDS := $(BIN)/cert-manager-crds
 clusterctl-repository: capi-providers $(CERT_MANAGER_CRDS) ## Write clusterctl repositories into bin/clusterctl-repository (Cluster API v1.14.2's core, CABPK, KCP, Docker provider and test extension as its release renders them, and in drop-in/ our release of the core provider with DROP_IN_IMAGE), and cert-manager v1.21.2's CRDs into bin/cert-manager-crds.
 	hack/render-clusterctl-repository.sh "$(GO)" "$(CAPI_PROVIDERS_DATA)" "$(DROP_IN_IMAGE)" "$(CLUSTERCTL_REPOSITORY)"
 
+# go list -m names a module's folder without downloading it: nothing is
+# built from these modules, so they are downloaded first.
 $(CERT_MANAGER_CRDS): hack/cert-manager/go.sum
+	@cd hack/cert-manager && $(GO) mod download github.com/cert-manager/cert-manager
 	@dir=$$(cd hack/cert-manager && $(GO) list -m -f '{{.Dir}}' github.com/cert-manager/cert-manager); \
+	[ -d "$$dir/deploy/crds" ] || { echo "no deploy/crds in cert-manager's module ($$dir)" >&2; exit 1; }; \
 	rm -rf "$@.tmp" && mkdir -p "$@.tmp" && cp "$$dir"/deploy/crds/*.yaml "$@.tmp"/ && \
 	chmod u+w "$@.tmp"/*.yaml && rm -rf "$@" && mv "$@.tmp" "$@"
 

@@ -26,11 +26,20 @@
 # Every file is checked at the end; a missing or empty one fails, naming it.
 # Usage: render-clusterctl-repository.sh GO PROVIDERS_DATA DROP_IN_IMAGE OUT_DIR
 set -euo pipefail
+if [ $# -ne 4 ]; then
+	echo "usage: render-clusterctl-repository.sh GO PROVIDERS_DATA DROP_IN_IMAGE OUT_DIR" >&2
+	exit 2
+fi
 go_bin=$1 data=$2 drop_in_image=$3 out=$4
 version=v1.14.2
 modules=$(cd "$(dirname "${BASH_SOURCE[0]}")/capi-providers" && pwd)
+(cd "$modules" && "$go_bin" mod download sigs.k8s.io/cluster-api sigs.k8s.io/cluster-api/test)
 core=$(cd "$modules" && "$go_bin" list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)
 test=$(cd "$modules" && "$go_bin" list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api/test)
+if [ -z "$core" ] || [ -z "$test" ]; then
+	echo "render-clusterctl-repository: Cluster API's modules are not in the module cache" >&2
+	exit 1
+fi
 release_metadata="$core/metadata.yaml"
 e2e_metadata="$test/e2e/data/shared/main/metadata.yaml"
 

@@ -85,7 +85,7 @@ func RenderFile(ctx context.Context, binDir, path string, vars map[string]string
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, ClusterctlBinary), "generate", "yaml",
 		"--from", path, "--config", config)
-	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "CLUSTERCTL_DISABLE_VERSIONCHECK=true"}
+	cmd.Env = ClusterctlEnv(home)
 	names := make([]string, 0, len(vars))
 	for name := range vars {
 		names = append(names, name)
@@ -105,6 +105,16 @@ func RenderFile(ctx context.Context, binDir, path string, vars map[string]string
 		return nil, fmt.Errorf("rendered %s: %w", template, err)
 	}
 	return objects, nil
+}
+
+// ClusterctlEnv is the whole environment clusterctl runs with in the lab:
+// a home of its own (no user's overrides under
+// $XDG_CONFIG_HOME/cluster-api/overrides replace the components under
+// test, and nothing is written to root's home) and no version check (which
+// would ask the Go module proxy and GitHub for clusterctl's newest
+// release).
+func ClusterctlEnv(home string) []string {
+	return []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "CLUSTERCTL_DISABLE_VERSIONCHECK=true", "GOPROXY=off"}
 }
 
 // InMemoryClusterClass renders Cluster API's in-memory ClusterClass

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -105,14 +106,28 @@ func InitArgs() []string {
 }
 
 // Clusterctl runs bin/clusterctl with the configuration file and the
-// kubeconfig, and returns its output; a failure carries the output.
+// kubeconfig, in an environment of its own (capimanagement.ClusterctlEnv),
+// and returns its output; a failure carries the output.
 func Clusterctl(ctx context.Context, binDir, configPath, kubeconfig string, args ...string) (string, error) {
+	home, err := os.MkdirTemp("", "clusterctl-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(home)
 	args = append(args, "--config", configPath, "--kubeconfig", kubeconfig)
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, capimanagement.ClusterctlBinary), args...)
+	cmd.Env = capimanagement.ClusterctlEnv(home)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		return out.String(), fmt.Errorf("clusterctl %s: %w\n%s", strings.Join(args, " "), err, out.String())
 	}
 	return out.String(), nil
+}
+
+// UpgradeCoreArgs are clusterctl upgrade apply's arguments that apply the
+// core provider again at ReleaseVersion, as the configuration file now
+// says: the way back to Cluster API's own image.
+func UpgradeCoreArgs() []string {
+	return []string{"upgrade", "apply", "--core", Core.Namespace + "/" + coreProvider.name + ":" + ReleaseVersion}
 }

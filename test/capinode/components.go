@@ -73,6 +73,9 @@ var releaseProviders = []releaseProvider{
 	{"test-extension", "RuntimeExtensionProvider", "runtime-extension-test-extension", "runtime-extension-components-development.yaml", TestExtension},
 }
 
+// coreProvider is the core's release provider.
+var coreProvider = releaseProviders[0]
+
 // path is the provider's components file under a repository's base.
 func (p releaseProvider) path(base string) string {
 	return filepath.Join(base, p.label, ReleaseVersion, p.file)

@@ -1,22 +1,31 @@
 // Package capinode installs Cluster API v1.14.2's components on the lab's
-// real node the way its release ships them: each provider's config/default
-// rendered by kustomize from its module (make capi-providers), its
-// variables substituted by clusterctl's own processor, and every object
-// applied unchanged (ServiceAccounts, ClusterRoles, bindings, Deployments,
-// Services, webhook configurations, CRDs) but for two things:
+// real node and serves them to package capiflow as the management cluster.
+// It installs them the three ways Cluster API users do, and by hand:
 //
-//   - each Deployment's image, one of the node's (rsc.lab/...), with
-//     imagePullPolicy IfNotPresent as Cluster API's release sets it;
-//   - cert-manager's Certificates and Issuers. cert-manager's controllers
-//     cannot be built here (the module proxy serves its main module, not
-//     its command modules), so this package is its stand-in, the one part
-//     that is not the real thing: it writes the Secret each Certificate
-//     would produce (a self-signed certificate for its dnsNames) and puts
-//     that CA where cert-manager's CA injector would (the caBundle of every
-//     CRD conversion and webhook configuration annotated with
-//     cert-manager.io/inject-ca-from).
+//   - Install: each provider's config/default rendered by kustomize from
+//     its module (make capi-providers), its variables substituted by
+//     clusterctl's own processor, and every object applied unchanged but
+//     for each Deployment's image (one of the node's, rsc.lab/..., with
+//     imagePullPolicy IfNotPresent as Cluster API's release sets it) and
+//     the core's replicas;
+//   - Attach, after clusterctl init (ClusterctlConfig, Clusterctl, with
+//     make clusterctl-repository's repositories) or the Cluster API
+//     Operator (InstallOperator, OperatorProviders): it waits for what they
+//     installed.
 //
-// It then serves package capiflow as the management cluster: the test
-// extension's ExtensionConfig names its Service, metrics are read from the
-// Pods, and a restarted container fails the flow.
+// cert-manager's API is real: its own CRDs, from its release, so that
+// Certificates and Issuers are stored as the components files write them
+// and clusterctl's check of an externally provisioned cert-manager passes.
+// Its controllers cannot be built here (the module proxy serves its main
+// module, not its command modules), so this package runs their stand-in,
+// the one part that is not the real thing: a loop that writes the Secret
+// each Certificate would produce (a self-signed certificate for its
+// dnsNames) and puts that CA where cert-manager's CA injector would (the
+// caBundle of every CRD conversion and webhook configuration annotated
+// with cert-manager.io/inject-ca-from), again whenever an object is
+// re-created.
+//
+// As the management cluster, the test extension's ExtensionConfig names
+// its Service, metrics are read from the Pods, a restarted container fails
+// the flow, and Remove empties the node for the next install.
 package capinode

@@ -24,7 +24,8 @@ import (
 
 // Options install the components.
 type Options struct {
-	// BinDir holds make capi-providers' rendering and clusterctl.
+	// BinDir holds make capi-providers' rendering and clusterctl, and make
+	// clusterctl-repository's repositories and cert-manager's CRDs.
 	BinDir string
 	// Config is a cluster-admin of the node's cluster.
 	Config *rest.Config
@@ -65,7 +66,8 @@ const diagnosticsAddress = "CAPI_DIAGNOSTICS_ADDRESS"
 
 // Install installs cert-manager's CRDs, starts cert-manager's stand-in,
 // renders and applies every component and waits for it; see the package's
-// documentation for what it changes.
+// documentation for what it changes. Once the stand-in runs, the
+// Management is returned with any error, to be closed.
 func Install(ctx context.Context, o Options) (*Management, error) {
 	m, vars, err := newManagement(ctx, o)
 	if err != nil {
@@ -75,14 +77,14 @@ func Install(ctx context.Context, o Options) (*Management, error) {
 		began := time.Now()
 		objects, err := capimanagement.RenderFile(ctx, o.BinDir, comp.componentsFile(o.BinDir), vars)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", comp.Name, err)
+			return m, fmt.Errorf("%s: %w", comp.Name, err)
 		}
 		image, replicas := comp.Image, int32(0)
 		if comp == Core {
 			image, replicas = o.CoreImage, o.CoreReplicas
 		}
 		if err := m.apply(ctx, comp, objects, image, replicas); err != nil {
-			return nil, fmt.Errorf("%s: %w", comp.Name, err)
+			return m, fmt.Errorf("%s: %w", comp.Name, err)
 		}
 		fmt.Fprintf(o.Progress, "%s applied (%d objects) in %.1fs\n", comp.Name, len(objects), time.Since(began).Seconds())
 	}
@@ -95,7 +97,8 @@ func Install(ctx context.Context, o Options) (*Management, error) {
 // component is rolled out and its webhook served. Options.Variables must
 // be what the installer substitutes (the metrics address among them);
 // CoreImage, CoreReplicas and the render are not used. The Management is
-// returned with the error, for its logs.
+// returned with any error once the stand-in runs, to be closed and for its
+// logs.
 func Attach(ctx context.Context, o Options, install func(*Management) error) (*Management, error) {
 	m, _, err := newManagement(ctx, o)
 	if err != nil {
@@ -135,8 +138,8 @@ func newManagement(ctx context.Context, o Options) (*Management, map[string]stri
 	if err := InstallCertManagerCRDs(ctx, c, o.BinDir, time.Minute); err != nil {
 		return nil, nil, err
 	}
-	certs, _ := startCertManagerStandIn(ctx, c)
-	m := &Management{c: c, cs: cs, config: o.Config, certs: certs, cas: map[string][]byte{}, timeout: o.Timeout, metricsPort: metricsPort}
+	certs, stop := startCertManagerStandIn(ctx, c)
+	m := &Management{c: c, cs: cs, config: o.Config, certs: certs, stopStandIn: stop, cas: map[string][]byte{}, timeout: o.Timeout, metricsPort: metricsPort}
 	return m, vars, nil
 }
 

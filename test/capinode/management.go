@@ -32,6 +32,8 @@ type Management struct {
 	cs     kubernetes.Interface
 	config *rest.Config
 	certs  *certManagerStandIn
+	// stopStandIn stops the stand-in and waits until its pass is over.
+	stopStandIn func()
 	// cas are the CAs of the components' serving certificates, by
 	// component name, as the stand-in issued them.
 	cas     map[string][]byte
@@ -39,6 +41,9 @@ type Management struct {
 	// metricsPort is where every manager serves its metrics.
 	metricsPort string
 }
+
+// Close stops cert-manager's stand-in; the next install's starts afresh.
+func (m *Management) Close() { m.stopStandIn() }
 
 // Client is a cluster-admin client.
 func (m *Management) Client() client.Client { return m.c }
@@ -247,7 +252,8 @@ func (m *Management) servingCA(ctx context.Context, comp Component) ([]byte, err
 }
 
 // waitWebhookServed waits until the component's webhook Service's
-// endpoints are its current Pods, all ready, and a TLS handshake through
+// endpoints are its current Pods, all ready, every object asking for its
+// serving certificate's CA has it, and a TLS handshake through
 // its cluster address, verified with the stand-in's CA, succeeds several
 // times in a row: until kube-proxy has caught up, a new Service refuses
 // connections, and after a rollout a request can still go to a Pod that is
@@ -297,6 +303,14 @@ func (m *Management) waitWebhookServed(ctx context.Context, comp Component) erro
 		if served != len(pods) {
 			inARow = 0
 			return false, fmt.Sprintf("%d ready endpoints for %d Pods", served, len(pods))
+		}
+		// The apiserver calls the webhooks with the CA injected into their
+		// configurations and CRDs: until the stand-in's next pass after an
+		// object is re-created, it does not trust the server.
+		missing, err := CAInjected(ctx, m.c, comp.Namespace+"/"+comp.servingCert(), ca)
+		if err != nil || len(missing) > 0 {
+			inARow = 0
+			return false, fmt.Sprintf("the CA not yet injected into %s (%v; stand-in: %v)", strings.Join(missing, ", "), err, m.certs.Err())
 		}
 		dialer := &tls.Dialer{NetDialer: &net.Dialer{Timeout: 2 * time.Second}, Config: tlsConfig}
 		conn, err := dialer.DialContext(ctx, "tcp", net.JoinHostPort(svc.Spec.ClusterIP, "443"))

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
@@ -61,8 +62,9 @@ func (m *Management) InstallOperator(ctx context.Context, binDir string) error {
 // provider object at ReleaseVersion, its fetchConfig selecting that
 // ConfigMap, its variables from a Secret (configSecret) and its manager's
 // imageUrl the node's image (coreImage for the core). The operator's
-// fetchConfig.url reads only GitHub and GitLab, over HTTPS; a ConfigMap is
-// its way for a repository of one's own without either.
+// fetchConfig.url reads only GitHub and GitLab, over HTTPS, and
+// fetchConfig.oci an OCI registry, which the node does not have; a
+// ConfigMap is its way for a repository of one's own without either.
 func (m *Management) OperatorProviders(ctx context.Context, binDir, coreImage string, vars map[string]string) error {
 	if vars == nil {
 		vars = Variables
@@ -88,15 +90,13 @@ func (m *Management) OperatorProviders(ctx context.Context, binDir, coreImage st
 		if p.comp == Core {
 			image = coreImage
 		}
-		provider := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+		provider := operatorProvider(p)
+		provider.Object["spec"] = map[string]any{
 			"version":      ReleaseVersion,
 			"fetchConfig":  map[string]any{"selector": map[string]any{"matchLabels": map[string]any{releaseLabel: p.label}}},
 			"configSecret": map[string]any{"name": operatorVariablesSecretName, "namespace": Operator.Namespace},
 			"deployment":   map[string]any{"containers": []any{map[string]any{"name": "manager", "imageUrl": image}}},
-		}}}
-		provider.SetGroupVersionKind(schema.GroupVersionKind{Group: operatorGroup, Version: "v1alpha2", Kind: p.kind})
-		provider.SetNamespace(p.comp.Namespace)
-		provider.SetName(p.name)
+		}
 		if err := m.c.Create(ctx, provider); err != nil {
 			return fmt.Errorf("the %s %s: %w", p.kind, p.name, err)
 		}
@@ -140,9 +140,8 @@ func (m *Management) WaitOperatorProvidersReady(ctx context.Context) error {
 	return polltest.Within(m.timeout, "every provider Ready as the operator reports it", func() (bool, string) {
 		var waiting []string
 		for _, p := range releaseProviders {
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(schema.GroupVersionKind{Group: operatorGroup, Version: "v1alpha2", Kind: p.kind})
-			if err := m.c.Get(ctx, client.ObjectKey{Namespace: p.comp.Namespace, Name: p.name}, u); err != nil {
+			u := operatorProvider(p)
+			if err := m.c.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
 				return false, err.Error()
 			}
 			installed, _, _ := unstructured.NestedString(u.Object, "status", "installedVersion")
@@ -171,18 +170,22 @@ func conditionTrue(u *unstructured.Unstructured, kind string) (bool, string) {
 // SetOperatorCoreImage sets the CoreProvider's manager imageUrl, the
 // operator's way to change the image, and waits until the core runs it.
 func (m *Management) SetOperatorCoreImage(ctx context.Context, image string) error {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(schema.GroupVersionKind{Group: operatorGroup, Version: "v1alpha2", Kind: releaseProviders[0].kind})
-	if err := m.c.Get(ctx, client.ObjectKey{Namespace: Core.Namespace, Name: releaseProviders[0].name}, u); err != nil {
+	// The operator writes the CoreProvider's status meanwhile: read again
+	// on a conflict.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		u := operatorProvider(coreProvider)
+		if err := m.c.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedSlice(u.Object, []any{map[string]any{"name": "manager", "imageUrl": image}}, "spec", "deployment", "containers"); err != nil {
+			return err
+		}
+		return m.c.Update(ctx, u)
+	})
+	if err != nil {
 		return err
 	}
-	if err := unstructured.SetNestedSlice(u.Object, []any{map[string]any{"name": "manager", "imageUrl": image}}, "spec", "deployment", "containers"); err != nil {
-		return err
-	}
-	if err := m.c.Update(ctx, u); err != nil {
-		return err
-	}
-	err := polltest.Within(m.timeout, "the operator to set the core's image to "+image, func() (bool, string) {
+	err = polltest.Within(m.timeout, "the operator to set the core's image to "+image, func() (bool, string) {
 		got, err := m.CoreImage(ctx)
 		return got == image, fmt.Sprint(got, err)
 	})
@@ -190,6 +193,16 @@ func (m *Management) SetOperatorCoreImage(ctx context.Context, image string) err
 		return err
 	}
 	return m.WaitServed(ctx, Core)
+}
+
+// operatorProvider is an empty object of the provider's kind, named as
+// the operator expects it, in its component's namespace.
+func operatorProvider(p releaseProvider) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.GroupVersionKind{Group: operatorGroup, Version: "v1alpha2", Kind: p.kind})
+	u.SetNamespace(p.comp.Namespace)
+	u.SetName(p.name)
+	return u
 }
 
 // operatorProviderGone is how long the operator may take to remove a
@@ -202,10 +215,7 @@ const operatorProviderGone = 3 * time.Minute
 func (m *Management) DeleteOperatorProviders(ctx context.Context) error {
 	for i := len(releaseProviders) - 1; i >= 0; i-- {
 		p := releaseProviders[i]
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(schema.GroupVersionKind{Group: operatorGroup, Version: "v1alpha2", Kind: p.kind})
-		u.SetNamespace(p.comp.Namespace)
-		u.SetName(p.name)
+		u := operatorProvider(p)
 		if err := m.c.Delete(ctx, u); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}

@@ -10,8 +10,9 @@ import (
 // readmeBinDir is where the README's clusterctl.yaml has the checkout.
 const readmeBinDir = "/path/to/runtime-sdk-controller/bin"
 
-// The README's Install section gives clusterctl.yaml and clusterctl init
-// exactly as the node test ran them.
+// The README's Install section gives clusterctl.yaml, clusterctl init and
+// the way back with clusterctl upgrade apply exactly as the node test ran
+// them.
 func TestREADME_GivesTheClusterctlConfigurationAndCommandTheNodeRan(t *testing.T) {
 	raw, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -26,6 +27,10 @@ func TestREADME_GivesTheClusterctlConfigurationAndCommandTheNodeRan(t *testing.T
 	want := "clusterctl init --config clusterctl.yaml " + strings.Join(InitArgs()[1:], " ")
 	if !strings.Contains(command, want) {
 		t.Errorf("README.md does not give %q", want)
+	}
+	back := "clusterctl " + strings.Join(UpgradeCoreArgs(), " ") + " --config clusterctl.yaml"
+	if !strings.Contains(readme, back) {
+		t.Errorf("README.md does not give the way back the node ran, %q", back)
 	}
 	ownRelease := ClusterctlConfig{BinDir: readmeBinDir, DropInRelease: true}.YAML()
 	coreEntry := ownRelease[:strings.Index(ownRelease, "  - name: kubeadm")]

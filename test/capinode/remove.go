@@ -2,6 +2,7 @@ package capinode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -31,52 +32,83 @@ var clusterScoped = []schema.GroupVersionKind{
 var ownLabels = []string{"cluster.x-k8s.io/provider", "clusterctl.cluster.x-k8s.io/core"}
 
 // Remove deletes, for the next install on the same node, what Install,
-// clusterctl or the operator left: first the given namespaces (the flow's, while the
-// controllers still run to finish what is in them), then the components'
-// cluster-scoped objects (CRDs among them, with every object of theirs)
-// and their namespaces, the operator's too, and waits until the
-// namespaces are gone. cert-manager's CRDs stay.
+// clusterctl or the operator left: first the given namespaces (the flow's,
+// while the controllers still run to finish what is in them), then the
+// components' namespaces, the operator's too, then their cluster-scoped
+// objects (CRDs among them), waiting each time until they are gone.
+// cert-manager's CRDs stay.
 func Remove(ctx context.Context, c client.Client, first ...string) error {
-	if err := deleteNamespaces(ctx, c, first); err != nil {
-		return err
+	// Each step is tried even when one before it failed, so that one stuck
+	// object leaves as little as it can behind; every failure is returned.
+	var errs []error
+	errs = append(errs, deleteNamespaces(ctx, c, first))
+	// The components' namespaces before their CRDs: the namespace
+	// controller deletes what is in them, clusterctl's inventory among it,
+	// while every kind is still served. The other way round, objects of a
+	// CRD deleted with its namespace already gone were left in storage
+	// here, and a re-created CRD (clusterctl init's inventory) served them
+	// again: clusterctl took the providers for installed and installed
+	// nothing.
+	var namespaces []string
+	for _, comp := range append([]Component{Operator}, Components...) {
+		namespaces = append(namespaces, comp.Namespace)
 	}
-	if err := eachOwn(ctx, c, func(u *unstructured.Unstructured, sel labels.Selector) error {
+	errs = append(errs, deleteNamespaces(ctx, c, namespaces))
+	errs = append(errs, eachOwn(ctx, c, func(u *unstructured.Unstructured, sel labels.Selector) error {
 		err := c.DeleteAllOf(ctx, u, client.MatchingLabelsSelector{Selector: sel})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete every %s of the components: %w", u.GetKind(), err)
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
-	var namespaces []string
-	for _, comp := range append([]Component{Operator}, Components...) {
-		namespaces = append(namespaces, comp.Namespace)
-	}
-	if err := deleteNamespaces(ctx, c, namespaces); err != nil {
-		return err
-	}
-	// A CRD still terminating is there for the next install to find: it
-	// would be taken for installed (clusterctl init, seeing its inventory,
-	// installs nothing) and then vanish.
-	return polltest.Within(namespaceGone, "every cluster-scoped object of the components gone", func() (bool, string) {
-		var left []string
-		err := eachOwn(ctx, c, func(u *unstructured.Unstructured, sel labels.Selector) error {
-			list := &unstructured.UnstructuredList{}
-			list.SetGroupVersionKind(u.GroupVersionKind())
-			if err := c.List(ctx, list, client.MatchingLabelsSelector{Selector: sel}); err != nil {
-				return err
-			}
-			for _, item := range list.Items {
-				left = append(left, item.GetKind()+" "+item.GetName())
-			}
-			return nil
-		})
+	}))
+	// A CRD still terminating is there for the next install to find.
+	errs = append(errs, polltest.Within(namespaceGone, "every cluster-scoped object of the components gone", func() (bool, string) {
+		left, err := clusterScopedLeft(ctx, c)
 		if err != nil {
 			return false, err.Error()
 		}
 		return len(left) == 0, strings.Join(left, ", ")
+	}))
+	return errors.Join(errs...)
+}
+
+// Leftovers names what an install left on the cluster: the components'
+// namespaces and the flow's (given), and their cluster-scoped objects.
+func Leftovers(ctx context.Context, c client.Client, namespaces ...string) ([]string, error) {
+	for _, comp := range append([]Component{Operator}, Components...) {
+		namespaces = append(namespaces, comp.Namespace)
+	}
+	var left []string
+	for _, name := range namespaces {
+		ns := &unstructured.Unstructured{}
+		ns.SetAPIVersion("v1")
+		ns.SetKind("Namespace")
+		err := c.Get(ctx, client.ObjectKey{Name: name}, ns)
+		if err == nil {
+			left = append(left, "Namespace "+name)
+		} else if !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+	}
+	scoped, err := clusterScopedLeft(ctx, c)
+	return append(left, scoped...), err
+}
+
+// clusterScopedLeft names the components' cluster-scoped objects there.
+func clusterScopedLeft(ctx context.Context, c client.Client) ([]string, error) {
+	var left []string
+	err := eachOwn(ctx, c, func(u *unstructured.Unstructured, sel labels.Selector) error {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(u.GroupVersionKind())
+		if err := c.List(ctx, list, client.MatchingLabelsSelector{Selector: sel}); err != nil {
+			return err
+		}
+		for _, item := range list.Items {
+			left = append(left, item.GetKind()+" "+item.GetName())
+		}
+		return nil
 	})
+	return left, err
 }
 
 // eachOwn calls fn for every cluster-scoped kind and selector of the

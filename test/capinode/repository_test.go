@@ -1,11 +1,15 @@
 package capinode
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
@@ -18,7 +22,7 @@ func renderRepository(t *testing.T, binDir string, without ...string) (string, s
 	data := filepath.Join(t.TempDir(), "data")
 	for _, p := range releaseProviders {
 		source := filepath.Join(p.comp.Name, "components.yaml")
-		if strings.Contains(strings.Join(without, " "), source) {
+		if slices.Contains(without, source) {
 			continue
 		}
 		content, err := os.ReadFile(filepath.Join(binDir, capimanagement.DataDir, source))
@@ -33,11 +37,11 @@ func renderRepository(t *testing.T, binDir string, without ...string) (string, s
 		}
 	}
 	out := filepath.Join(t.TempDir(), "repository")
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("bash", "../../hack/render-clusterctl-repository.sh", goBin, data, "example.test/drop-in:v1", out)
+	// The toolchain running this test, not whichever go is first on PATH.
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "../../hack/render-clusterctl-repository.sh", goBin, data, "example.test/drop-in:v1", out)
 	printed, err := cmd.CombinedOutput()
 	return out, string(printed), err
 }
@@ -65,8 +69,8 @@ func TestRepositoryScript_WritesEveryProvidersReleaseWhereClusterctlLooks(t *tes
 			}
 		}
 	}
-	core, _ := os.ReadFile(releaseProviders[0].path(filepath.Join(out, "cluster-api")))
-	dropIn, _ := os.ReadFile(releaseProviders[0].path(filepath.Join(out, "drop-in")))
+	core, _ := os.ReadFile(coreProvider.path(filepath.Join(out, "cluster-api")))
+	dropIn, _ := os.ReadFile(coreProvider.path(filepath.Join(out, "drop-in")))
 	if !strings.Contains(string(core), "image: registry.k8s.io/cluster-api/cluster-api-controller:"+ReleaseVersion) ||
 		!strings.Contains(string(dropIn), "image: example.test/drop-in:v1") {
 		t.Error("the core release does not run Cluster API's released image, or ours does not run the drop-in's")

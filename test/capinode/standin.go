@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -130,20 +133,89 @@ func (s *certManagerStandIn) reconcile(ctx context.Context) error {
 		}
 		cas[list.Items[i].GetNamespace()+"/"+list.Items[i].GetName()] = ca
 	}
-	for _, gvk := range caConsumers {
-		consumers := &unstructured.UnstructuredList{}
-		consumers.SetGroupVersionKind(gvk)
-		if err := s.c.List(ctx, consumers); err != nil {
+	asking, err := askingForCA(ctx, s.c, "")
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, u := range asking {
+		if err := s.inject(ctx, u, cas); err != nil {
 			errs = append(errs, err)
-			continue
-		}
-		for i := range consumers.Items {
-			if err := s.inject(ctx, &consumers.Items[i], cas); err != nil {
-				errs = append(errs, err)
-			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// askingForCA reads the objects annotated cert-manager.io/inject-ca-from
+// (with Certificate from, when not empty). It lists metadata only, and reads
+// whole only the objects that ask: every CRD of every component, whole,
+// twice a second, would be megabytes a pass.
+func askingForCA(ctx context.Context, c client.Client, from string) ([]*unstructured.Unstructured, error) {
+	var asking []*unstructured.Unstructured
+	for _, gvk := range caConsumers {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk)
+		if err := c.List(ctx, list); err != nil {
+			return nil, fmt.Errorf("cert-manager stand-in: list %s: %w", gvk.Kind, err)
+		}
+		for _, item := range list.Items {
+			want := item.Annotations[injectCAFrom]
+			if want == "" || (from != "" && want != from) {
+				continue
+			}
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(gvk.GroupVersion().WithKind(strings.TrimSuffix(gvk.Kind, "List")))
+			if err := c.Get(ctx, client.ObjectKey{Name: item.Name}, u); err != nil {
+				if apierrors.IsNotFound(err) {
+					continue
+				}
+				return nil, err
+			}
+			asking = append(asking, u)
+		}
+	}
+	return asking, nil
+}
+
+// caBundles are the caBundle fields of a CRD's conversion webhook or of
+// every webhook of a webhook configuration.
+func caBundles(u *unstructured.Unstructured) []string {
+	if u.GetKind() == "CustomResourceDefinition" {
+		if _, found, _ := unstructured.NestedMap(u.Object, "spec", "conversion", "webhook", "clientConfig"); !found {
+			return nil
+		}
+		b, _, _ := unstructured.NestedString(u.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+		return []string{b}
+	}
+	var out []string
+	webhooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
+	for _, w := range webhooks {
+		m, _ := w.(map[string]any)
+		b, _, _ := unstructured.NestedString(m, "clientConfig", "caBundle")
+		out = append(out, b)
+	}
+	return out
+}
+
+// injected reports whether every caBundle of the object is bundle.
+func injected(u *unstructured.Unstructured, bundle string) bool {
+	return !slices.ContainsFunc(caBundles(u), func(b string) bool { return b != bundle })
+}
+
+// CAInjected reports, for a timeout's message, which objects asking for
+// the CA of Certificate from do not have ca in every caBundle yet.
+func CAInjected(ctx context.Context, c client.Client, from string, ca []byte) ([]string, error) {
+	asking, err := askingForCA(ctx, c, from)
+	if err != nil {
+		return nil, err
+	}
+	bundle := base64.StdEncoding.EncodeToString(ca)
+	var missing []string
+	for _, u := range asking {
+		if !injected(u, bundle) {
+			missing = append(missing, u.GetKind()+" "+u.GetName())
+		}
+	}
+	return missing, nil
 }
 
 // issue makes sure the Certificate's Secret exists and returns its CA.
@@ -183,43 +255,29 @@ func (s *certManagerStandIn) issue(ctx context.Context, cert *unstructured.Unstr
 // when the Certificate exists and the bundle differs.
 func (s *certManagerStandIn) inject(ctx context.Context, u *unstructured.Unstructured, cas map[string][]byte) error {
 	from := u.GetAnnotations()[injectCAFrom]
-	if from == "" {
-		return nil
-	}
 	ca, ok := cas[from]
 	if !ok {
 		return nil // its Certificate is not applied yet, or not issued: the next pass
 	}
 	bundle := base64.StdEncoding.EncodeToString(ca)
-	changed := false
-	switch u.GetKind() {
-	case "CustomResourceDefinition":
-		if _, found, _ := unstructured.NestedMap(u.Object, "spec", "conversion", "webhook", "clientConfig"); !found {
-			return nil
+	if injected(u, bundle) {
+		return nil
+	}
+	if u.GetKind() == "CustomResourceDefinition" {
+		if err := unstructured.SetNestedField(u.Object, bundle, "spec", "conversion", "webhook", "clientConfig", "caBundle"); err != nil {
+			return err
 		}
-		if old, _, _ := unstructured.NestedString(u.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle"); old != bundle {
-			changed = true
-			if err := unstructured.SetNestedField(u.Object, bundle, "spec", "conversion", "webhook", "clientConfig", "caBundle"); err != nil {
-				return err
-			}
-		}
-	default:
+	} else {
 		webhooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
 		for i := range webhooks {
 			w, _ := webhooks[i].(map[string]any)
-			if old, _, _ := unstructured.NestedString(w, "clientConfig", "caBundle"); old != bundle {
-				changed = true
-				if err := unstructured.SetNestedField(w, bundle, "clientConfig", "caBundle"); err != nil {
-					return err
-				}
+			if err := unstructured.SetNestedField(w, bundle, "clientConfig", "caBundle"); err != nil {
+				return err
 			}
 		}
 		if err := unstructured.SetNestedSlice(u.Object, webhooks, "webhooks"); err != nil {
 			return err
 		}
-	}
-	if !changed {
-		return nil
 	}
 	if err := s.c.Update(ctx, u); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("cert-manager stand-in: inject the CA of %s into %s %s: %w", from, u.GetKind(), u.GetName(), err)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capiflow"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capinode"
 )
 
@@ -34,18 +33,19 @@ func TestInside_ClusterAPIOperatorInstallsTheDropIn(t *testing.T) {
 		t.Logf("the operator (%s) rolled out and its webhooks served in %.1fs", capinode.Operator.Image, time.Since(began).Seconds())
 		return m.OperatorProviders(ctx, binDir, capinode.DropInImage, nil)
 	})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		if m != nil {
+	removeWhenDone(t, n)
+	if m != nil {
+		t.Cleanup(m.Close)
+		// Before the rest is removed: the operator deletes what it
+		// installed, and its finalizers need it running.
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
 			if err := m.DeleteOperatorProviders(ctx); err != nil {
 				t.Errorf("delete the operator's providers: %v", err)
 			}
-		}
-		if err := capinode.Remove(ctx, adminClient(t, n), capiflow.Namespace); err != nil {
-			t.Errorf("remove what the operator installed: %v", err)
-		}
-	})
+		})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
@@ -43,7 +39,7 @@ func clusterctlInit(ctx context.Context, t *testing.T, config capinode.Clusterct
 	config.BinDir = binDir
 	in := &clusterctlInstall{t: t, n: n, binDir: binDir, configPath: filepath.Join(t.TempDir(), "clusterctl.yaml")}
 	in.writeConfig(config)
-	t.Cleanup(in.delete)
+	removeWhenDone(t, n)
 	began := time.Now()
 	// cert-manager's CRDs and its stand-in first: clusterctl checks that
 	// their API is served.
@@ -53,6 +49,9 @@ func clusterctlInit(ctx context.Context, t *testing.T, config capinode.Clusterct
 		return err
 	})
 	in.m = m
+	if m != nil {
+		t.Cleanup(m.Close)
+	}
 	if err != nil {
 		return in, err
 	}
@@ -73,54 +72,36 @@ func (in *clusterctlInstall) clusterctl(ctx context.Context, args ...string) (st
 	return capinode.Clusterctl(ctx, in.binDir, in.configPath, in.n.KubeconfigPath(), args...)
 }
 
-// delete removes what clusterctl installed and the flow's namespace, and
-// waits until they are gone, so that the next install starts on an empty
-// cluster. Not with clusterctl delete: with --all it stops after the first
-// provider (it lists every provider's kinds with the API discovery it read
-// when it started, and once the first provider's CRDs are gone the list
-// fails: "the server could not find the requested resource", as in
-// Cluster API's issue 2483), and one provider per run took 100 s each
-// here, most of the test's time.
-func (in *clusterctlInstall) delete() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if err := capinode.Remove(ctx, adminClient(in.t, in.n), capiflow.Namespace); err != nil {
-		in.t.Errorf("remove what clusterctl installed: %v", err)
-	}
+// removeWhenDone removes, when the test ends, what it installed and the
+// flow's namespace, and waits until they are gone, so that the next
+// install starts on an empty cluster. Not with clusterctl delete: with
+// --all it stops after the first provider (it lists every provider's kinds
+// with the API discovery it read when it started, and once the first
+// provider's CRDs are gone the list fails: "the server could not find the
+// requested resource", as in Cluster API's issue 2483), and one provider
+// per run took 100 s each here, most of the test's time.
+func removeWhenDone(t *testing.T, n *node.Node) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		if err := capinode.Remove(ctx, adminClient(t, n), capiflow.Namespace); err != nil {
+			t.Errorf("remove what the test installed: %v", err)
+		}
+	})
 }
 
-// requireNoClusterAPI fails the test when a namespace of Cluster API's
-// components is there: an earlier test did not clean up.
+// requireNoClusterAPI fails the test when an earlier install left
+// anything: a namespace of Cluster API's components or the flow's, or one
+// of their cluster-scoped objects.
 func requireNoClusterAPI(ctx context.Context, t *testing.T, n *node.Node) {
 	t.Helper()
-	if left := clusterAPINamespaces(ctx, t, kubernetes.NewForConfigOrDie(n.Config())); len(left) > 0 {
-		t.Fatalf("the node still has %s from an earlier test", strings.Join(left, ", "))
+	left, err := capinode.Leftovers(ctx, adminClient(t, n), capiflow.Namespace)
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-// clusterAPINamespaces are the namespaces of every component and of the
-// flow that exist.
-func clusterAPINamespaces(ctx context.Context, t *testing.T, cs kubernetes.Interface) []string {
-	var left []string
-	for _, comp := range capinode.Components {
-		left = appendIfExists(ctx, t, cs, left, comp.Namespace)
+	if len(left) > 0 {
+		t.Fatalf("the node still has, from an earlier test: %s", strings.Join(left, ", "))
 	}
-	return appendIfExists(ctx, t, cs, left, capiflow.Namespace)
-}
-
-func appendIfExists(ctx context.Context, t *testing.T, cs kubernetes.Interface, names []string, name string) []string {
-	ns, err := cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return names
-	case err != nil:
-		t.Logf("read namespace %s: %v", name, err)
-		return append(names, name+" (unread)")
-	}
-	if ns.Status.Phase == corev1.NamespaceTerminating {
-		return append(names, name+" (terminating)")
-	}
-	return append(names, name)
 }
 
 // switchCore rewrites the configuration and re-applies the core provider
@@ -131,7 +112,7 @@ func (in *clusterctlInstall) switchCore(ctx context.Context, config capinode.Clu
 	in.t.Helper()
 	in.writeConfig(config)
 	began := time.Now()
-	out, err := in.clusterctl(ctx, "upgrade", "apply", "--core", capinode.Core.Namespace+"/cluster-api:"+capinode.ReleaseVersion)
+	out, err := in.clusterctl(ctx, capinode.UpgradeCoreArgs()...)
 	if err != nil {
 		in.t.Fatal(err)
 	}

@@ -30,8 +30,9 @@ const (
 	// crashEnv makes the program inside kill itself once its tests ran,
 	// leaving every component and container running.
 	crashEnv = "RSC_NODE_CRASH"
-	// runEnv, by hand, runs only the TestInside tests it matches (a go
-	// test -run pattern), as in make node-test RSC_NODE_RUN=Clusterctl.
+	// runEnv, by hand, runs only the TestInside tests whose names it
+	// matches (a regular expression), as in make node-test
+	// RSC_NODE_RUN=Clusterctl.
 	runEnv = "RSC_NODE_RUN"
 )
 
@@ -105,7 +106,7 @@ func TestNode(t *testing.T) {
 	before := hostInterfaces(t)
 	run := "^TestInside"
 	if only := os.Getenv(runEnv); only != "" {
-		run = only
+		run = "^TestInside.*(?:" + only + ")"
 	}
 	runErr, cleanErr := runNode(t, dir, run)
 	if runErr != nil {
