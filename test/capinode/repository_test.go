@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -37,8 +36,10 @@ func renderRepository(t *testing.T, binDir string, without ...string) (string, s
 		}
 	}
 	out := filepath.Join(t.TempDir(), "repository")
-	// The toolchain running this test, not whichever go is first on PATH.
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "../../hack/render-clusterctl-repository.sh", goBin, data, "example.test/drop-in:v1", out)
