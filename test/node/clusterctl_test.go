@@ -137,8 +137,8 @@ func (in *clusterctlInstall) describeAndPlan(ctx context.Context) {
 	out, err := in.clusterctl(ctx, "describe", "cluster", capiflow.ClusterName, "--namespace", capiflow.Namespace)
 	if err != nil {
 		in.t.Error(err)
-	} else if !strings.Contains(out, "Cluster/"+capiflow.ClusterName) || !strings.Contains(out, "ControlPlane") {
-		in.t.Errorf("clusterctl describe cluster shows no Cluster/%s with its ControlPlane:\n%s", capiflow.ClusterName, out)
+	} else if cluster := "Cluster " + capiflow.Namespace + "/" + capiflow.ClusterName; !strings.Contains(out, cluster) || !strings.Contains(out, "KubeadmControlPlane "+capiflow.Namespace+"/") {
+		in.t.Errorf("clusterctl describe cluster shows no %s with its KubeadmControlPlane:\n%s", cluster, out)
 	} else {
 		in.t.Logf("clusterctl describe cluster %s:\n%s", capiflow.ClusterName, out)
 	}
