@@ -7,9 +7,12 @@ import (
 	"strings"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,13 +45,12 @@ func Remove(ctx context.Context, c client.Client, first ...string) error {
 	// object leaves as little as it can behind; every failure is returned.
 	var errs []error
 	errs = append(errs, deleteNamespaces(ctx, c, first))
-	// The components' namespaces before their CRDs: the namespace
-	// controller deletes what is in them, clusterctl's inventory among it,
-	// while every kind is still served. The other way round, objects of a
-	// CRD deleted with its namespace already gone were left in storage
-	// here, and a re-created CRD (clusterctl init's inventory) served them
-	// again: clusterctl took the providers for installed and installed
-	// nothing.
+	// Every object of the components' CRDs next, while their controllers
+	// still run to remove their finalizers: objects of a CRD deleted after
+	// them were left in storage here, and the next install's CRD of the
+	// same name served them again (clusterctl init found its inventory and
+	// installed nothing; the flow found its ExtensionConfig).
+	errs = append(errs, deleteInstances(ctx, c))
 	var namespaces []string
 	for _, comp := range append([]Component{Operator}, Components...) {
 		namespaces = append(namespaces, comp.Namespace)
@@ -70,6 +72,69 @@ func Remove(ctx context.Context, c client.Client, first ...string) error {
 		return len(left) == 0, strings.Join(left, ", ")
 	}))
 	return errors.Join(errs...)
+}
+
+// deleteInstances deletes every object of every CRD of the components and
+// waits until none is left.
+func deleteInstances(ctx context.Context, c client.Client) error {
+	var kinds []schema.GroupVersionKind
+	err := eachOwn(ctx, c, func(u *unstructured.Unstructured, sel labels.Selector) error {
+		if u.GetKind() != "CustomResourceDefinition" {
+			return nil
+		}
+		crds := &unstructured.UnstructuredList{}
+		crds.SetGroupVersionKind(u.GroupVersionKind().GroupVersion().WithKind("CustomResourceDefinitionList"))
+		if err := c.List(ctx, crds, client.MatchingLabelsSelector{Selector: sel}); err != nil {
+			return err
+		}
+		for _, item := range crds.Items {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, crd); err != nil {
+				return err
+			}
+			for _, v := range crd.Spec.Versions {
+				if v.Storage {
+					kinds = append(kinds, schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.ListKind})
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	instances := func() ([]unstructured.Unstructured, error) {
+		var all []unstructured.Unstructured
+		for _, gvk := range kinds {
+			list := &unstructured.UnstructuredList{}
+			list.SetGroupVersionKind(gvk)
+			if err := c.List(ctx, list); err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+				return nil, fmt.Errorf("list %s: %w", gvk.Kind, err)
+			}
+			all = append(all, list.Items...)
+		}
+		return all, nil
+	}
+	all, err := instances()
+	if err != nil {
+		return err
+	}
+	for i := range all {
+		if err := c.Delete(ctx, &all[i]); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete %s %s/%s: %w", all[i].GetKind(), all[i].GetNamespace(), all[i].GetName(), err)
+		}
+	}
+	return polltest.Within(namespaceGone, "every object of the components' CRDs gone", func() (bool, string) {
+		left, err := instances()
+		if err != nil {
+			return false, err.Error()
+		}
+		var names []string
+		for _, u := range left {
+			names = append(names, u.GetKind()+" "+u.GetNamespace()+"/"+u.GetName())
+		}
+		return len(left) == 0, strings.Join(names, ", ")
+	})
 }
 
 // Leftovers names what an install left on the cluster: the components'

@@ -135,18 +135,26 @@ func Build(o Options) (v1.Image, error) {
 	return mutate.ConfigFile(img, cfg)
 }
 
+// HomeDir is the user's home, as /etc/passwd names it and distroless's
+// nonroot image has it: the one folder the user may write besides /tmp.
+// Programs built on clusterctl's library (the Cluster API Operator) create
+// their configuration folder under it, and fail without it.
+const HomeDir = "/home/nonroot"
+
 // layerContents is the one layer: directories, the binary, the roots and
-// the user database, all owned by root and not writable by the user.
+// the user database, all owned by root and not writable by the user, and
+// the user's home, the user's own.
 func layerContents(binaryPath string, binary, certs []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	dirs := []string{"etc", "etc/ssl", "etc/ssl/certs", "tmp"}
+	dirs := []tar.Header{
+		{Name: "etc/", Mode: 0o755}, {Name: "etc/ssl/", Mode: 0o755}, {Name: "etc/ssl/certs/", Mode: 0o755},
+		{Name: "tmp/", Mode: 0o1777},
+		{Name: "home/", Mode: 0o755}, {Name: HomeDir[1:] + "/", Mode: 0o700, Uid: 65532, Gid: 65532},
+	}
 	for _, d := range dirs {
-		mode := int64(0o755)
-		if d == "tmp" {
-			mode = 0o1777
-		}
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: mode}); err != nil {
+		d.Typeflag = tar.TypeDir
+		if err := tw.WriteHeader(&d); err != nil {
 			return nil, err
 		}
 	}
@@ -157,7 +165,7 @@ func layerContents(binaryPath string, binary, certs []byte) ([]byte, error) {
 	}{
 		{binaryPath, 0o755, binary},
 		{CertsPath, 0o644, certs},
-		{"/etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n")},
+		{"/etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:" + HomeDir + ":/sbin/nologin\n")},
 		{"/etc/group", 0o644, []byte("root:x:0:\nnonroot:x:65532:\n")},
 	}
 	for _, f := range files {

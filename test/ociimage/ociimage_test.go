@@ -116,8 +116,17 @@ func TestWrite_TheImageRunsTheStaticControllerAsNonRootWithRootsAndNoShell(t *te
 	if files[CertsPath] == 0 {
 		t.Errorf("no CA certificates at %s", CertsPath)
 	}
-	if !strings.Contains(passwd, ":65532:65532:") {
-		t.Errorf("/etc/passwd does not name the user %s", User)
+	if !strings.Contains(passwd, ":65532:65532:nonroot:"+HomeDir+":") {
+		t.Errorf("/etc/passwd does not name the user %s with its home %s", User, HomeDir)
+	}
+	home := imageFiles(t, img)[HomeDir]
+	if !home.dir || home.uid != 65532 || home.mode&0o700 != 0o700 {
+		t.Errorf("%s: dir %v, owner %d, mode %o; want the user's own folder", HomeDir, home.dir, home.uid, home.mode)
+	}
+	for name, f := range imageFiles(t, img) {
+		if f.uid != 0 && name != HomeDir {
+			t.Errorf("%s is owned by %d: only the home is the user's", name, f.uid)
+		}
 	}
 }
 
@@ -210,6 +219,8 @@ func TestBuild_PathInImageIsTheBinaryAndTheEntrypoint(t *testing.T) {
 type imageFile struct {
 	size int64
 	mode int64
+	uid  int
+	dir  bool
 	data []byte
 }
 
@@ -228,7 +239,7 @@ func imageFiles(t *testing.T, img v1.Image) map[string]imageFile {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := imageFile{size: h.Size, mode: h.Mode}
+		f := imageFile{size: h.Size, mode: h.Mode, uid: h.Uid, dir: h.Typeflag == tar.TypeDir}
 		if h.Size < 64<<10 {
 			if f.data, err = io.ReadAll(tr); err != nil {
 				t.Fatal(err)
