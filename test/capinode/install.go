@@ -139,6 +139,7 @@ func newManagement(ctx context.Context, o Options) (*Management, map[string]stri
 		return nil, nil, err
 	}
 	certs, stop := startCertManagerStandIn(ctx, c)
+	fmt.Fprintln(o.Progress, "cert-manager: its own CRDs are real, its controllers are not: the harness's stand-in writes each Certificate's Secret and injects its CA")
 	m := &Management{c: c, cs: cs, config: o.Config, certs: certs, stopStandIn: stop, cas: map[string][]byte{}, timeout: o.Timeout, metricsPort: metricsPort}
 	return m, vars, nil
 }
@@ -236,7 +237,7 @@ func setImage(u *unstructured.Unstructured, image string, replicas int32) error 
 
 // waitEstablished waits until every named CRD is served.
 func waitEstablished(ctx context.Context, c client.Client, names []string, timeout time.Duration) error {
-	return polltest.Within(timeout, "CRDs established", func() (bool, string) {
+	return polltest.WithinContext(ctx, timeout, "CRDs established", func() (bool, string) {
 		for _, name := range names {
 			crd := &apiextensionsv1.CustomResourceDefinition{}
 			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
@@ -261,7 +262,7 @@ func waitEstablished(ctx context.Context, c client.Client, names []string, timeo
 // that cannot start says why (an image missing from the node, a crash).
 func (m *Management) WaitRolledOut(ctx context.Context, comp Component) error {
 	var cannotPull error
-	err := polltest.Within(m.timeout, comp.Deployment+" rolled out", func() (bool, string) {
+	err := polltest.WithinContext(ctx, m.timeout, comp.Deployment+" rolled out", func() (bool, string) {
 		d := &appsv1.Deployment{}
 		if err := m.c.Get(ctx, client.ObjectKey{Namespace: comp.Namespace, Name: comp.Deployment}, d); err != nil {
 			return false, err.Error()

@@ -165,7 +165,7 @@ func (m *Management) DeleteLeader(ctx context.Context) (string, time.Duration, e
 		return "", 0, err
 	}
 	var next string
-	err = polltest.Within(3*time.Minute, "another Pod to take the core manager's Lease from "+leader, func() (bool, string) {
+	err = polltest.WithinContext(ctx, 3*time.Minute, "another Pod to take the core manager's Lease from "+leader, func() (bool, string) {
 		holder, err := m.Leader(ctx)
 		if err != nil {
 			return false, err.Error()
@@ -273,7 +273,7 @@ func (m *Management) waitWebhookServed(ctx context.Context, comp Component) erro
 	pool.AppendCertsFromPEM(ca)
 	tlsConfig := &tls.Config{RootCAs: pool, ServerName: service + "." + comp.Namespace + ".svc", MinVersion: tls.VersionTLS12}
 	inARow := 0
-	return polltest.Within(time.Minute, "the "+service+" Service to lead only to "+comp.Name+"'s current Pods", func() (bool, string) {
+	return polltest.WithinContext(ctx, time.Minute, "the "+service+" Service to lead only to "+comp.Name+"'s current Pods", func() (bool, string) {
 		pods, err := m.pods(ctx, comp)
 		if err != nil {
 			return false, err.Error()

@@ -137,7 +137,7 @@ func releaseConfigMap(p releaseProvider, base string) (*corev1.ConfigMap, error)
 // WaitOperatorProvidersReady waits until the operator reports every
 // provider installed at ReleaseVersion and Ready.
 func (m *Management) WaitOperatorProvidersReady(ctx context.Context) error {
-	return polltest.Within(m.timeout, "every provider Ready as the operator reports it", func() (bool, string) {
+	return polltest.WithinContext(ctx, m.timeout, "every provider Ready as the operator reports it", func() (bool, string) {
 		var waiting []string
 		for _, p := range releaseProviders {
 			u := operatorProvider(p)
@@ -185,7 +185,7 @@ func (m *Management) SetOperatorCoreImage(ctx context.Context, image string) err
 	if err != nil {
 		return err
 	}
-	err = polltest.Within(m.timeout, "the operator to set the core's image to "+image, func() (bool, string) {
+	err = polltest.WithinContext(ctx, m.timeout, "the operator to set the core's image to "+image, func() (bool, string) {
 		got, err := m.CoreImage(ctx)
 		return got == image, fmt.Sprint(got, err)
 	})
@@ -219,7 +219,7 @@ func (m *Management) DeleteOperatorProviders(ctx context.Context) error {
 		if err := m.c.Delete(ctx, u); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		err := polltest.Within(operatorProviderGone, p.kind+" "+p.name+" gone", func() (bool, string) {
+		err := polltest.WithinContext(ctx, operatorProviderGone, p.kind+" "+p.name+" gone", func() (bool, string) {
 			err := m.c.Get(ctx, client.ObjectKeyFromObject(u), u.DeepCopy())
 			return apierrors.IsNotFound(err), fmt.Sprint(err)
 		})

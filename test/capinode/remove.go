@@ -44,7 +44,7 @@ func Remove(ctx context.Context, c client.Client, first ...string) error {
 	// Each step is tried even when one before it failed, so that one stuck
 	// object leaves as little as it can behind; every failure is returned.
 	var errs []error
-	errs = append(errs, deleteNamespaces(ctx, c, first))
+	errs = append(errs, DeleteNamespaces(ctx, c, first...))
 	// Every object of the components' CRDs next, while their controllers
 	// still run to remove their finalizers: objects of a CRD deleted after
 	// them were left in storage here, and the next install's CRD of the
@@ -55,7 +55,7 @@ func Remove(ctx context.Context, c client.Client, first ...string) error {
 	for _, comp := range append([]Component{Operator}, Components...) {
 		namespaces = append(namespaces, comp.Namespace)
 	}
-	errs = append(errs, deleteNamespaces(ctx, c, namespaces))
+	errs = append(errs, DeleteNamespaces(ctx, c, namespaces...))
 	errs = append(errs, eachOwn(ctx, c, func(u *unstructured.Unstructured, sel labels.Selector) error {
 		err := c.DeleteAllOf(ctx, u, client.MatchingLabelsSelector{Selector: sel})
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -64,7 +64,7 @@ func Remove(ctx context.Context, c client.Client, first ...string) error {
 		return nil
 	}))
 	// A CRD still terminating is there for the next install to find.
-	errs = append(errs, polltest.Within(namespaceGone, "every cluster-scoped object of the components gone", func() (bool, string) {
+	errs = append(errs, polltest.WithinContext(ctx, namespaceGone, "every cluster-scoped object of the components gone", func() (bool, string) {
 		left, err := clusterScopedLeft(ctx, c)
 		if err != nil {
 			return false, err.Error()
@@ -124,7 +124,7 @@ func deleteInstances(ctx context.Context, c client.Client) error {
 			return fmt.Errorf("delete %s %s/%s: %w", all[i].GetKind(), all[i].GetNamespace(), all[i].GetName(), err)
 		}
 	}
-	return polltest.Within(namespaceGone, "every object of the components' CRDs gone", func() (bool, string) {
+	return polltest.WithinContext(ctx, namespaceGone, "every object of the components' CRDs gone", func() (bool, string) {
 		left, err := instances()
 		if err != nil {
 			return false, err.Error()
@@ -198,7 +198,10 @@ func eachOwn(ctx context.Context, c client.Client, fn func(*unstructured.Unstruc
 // namespaceGone bounds the wait for a namespace's deletion.
 const namespaceGone = 4 * time.Minute
 
-func deleteNamespaces(ctx context.Context, c client.Client, names []string) error {
+// DeleteNamespaces deletes the namespaces and waits until they are gone:
+// the flow's first, while every controller still runs to remove the
+// finalizers of what is in it.
+func DeleteNamespaces(ctx context.Context, c client.Client, names ...string) error {
 	for _, name := range names {
 		ns := &unstructured.Unstructured{}
 		ns.SetAPIVersion("v1")
@@ -208,7 +211,7 @@ func deleteNamespaces(ctx context.Context, c client.Client, names []string) erro
 			return err
 		}
 	}
-	return polltest.Within(namespaceGone, "namespaces "+strings.Join(names, ", ")+" gone", func() (bool, string) {
+	return polltest.WithinContext(ctx, namespaceGone, "namespaces "+strings.Join(names, ", ")+" gone", func() (bool, string) {
 		var left []string
 		for _, name := range names {
 			ns := &unstructured.Unstructured{}

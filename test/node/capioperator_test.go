@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capiflow"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capinode"
 )
 
@@ -36,11 +37,16 @@ func TestInside_ClusterAPIOperatorInstallsTheDropIn(t *testing.T) {
 	removeWhenDone(t, n)
 	if m != nil {
 		t.Cleanup(m.Close)
-		// Before the rest is removed: the operator deletes what it
-		// installed, and its finalizers need it running.
+		// Before the rest is removed (clean-ups run last registered
+		// first): the flow's namespace while Cluster API's controllers
+		// still run to remove its objects' finalizers, then the providers,
+		// whose finalizers need the operator running.
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
+			if err := capinode.DeleteNamespaces(ctx, adminClient(t, n), capiflow.Namespace); err != nil {
+				t.Errorf("delete the flow's namespace: %v", err)
+			}
 			if err := m.DeleteOperatorProviders(ctx); err != nil {
 				t.Errorf("delete the operator's providers: %v", err)
 			}

@@ -153,11 +153,14 @@ func (in *clusterctlInstall) describeAndPlan(ctx context.Context) {
 }
 
 // flow runs Cluster API's flow on the install, with clusterctl describe
-// cluster and clusterctl upgrade plan before the delete.
+// cluster and clusterctl upgrade plan before the scale and before the
+// delete, ahead of what before does then: each install path switches its
+// core back at one of those steps, so they run at least once under the
+// drop-in and once on the core that ends the flow.
 func (in *clusterctlInstall) flow(ctx context.Context, manager string, before func(step string)) {
 	in.t.Helper()
 	runFlow(ctx, in.t, in.m, in.binDir, manager, func(step string) {
-		if step == "delete" {
+		if step == "scale" || step == "delete" {
 			in.describeAndPlan(ctx)
 		}
 		before(step)

@@ -26,16 +26,26 @@ func Eventually(t testing.TB, timeout time.Duration, what string, check func() (
 // Eventually for goroutines other than the test's, which must not fail the
 // test themselves.
 func Within(timeout time.Duration, what string, check func() (ok bool, why string)) error {
-	deadline := time.Now().Add(timeout)
+	return WithinContext(context.Background(), timeout, what, check)
+}
+
+// WithinContext is Within that also stops when ctx ends, so that a wait
+// inside a clean-up or a step with a deadline of its own never outlives it.
+func WithinContext(ctx context.Context, timeout time.Duration, what string, check func() (ok bool, why string)) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
 	for {
 		ok, why := check()
 		if ok {
 			return nil
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w: %s", what, context.Cause(ctx), why)
+		case <-deadline.C:
 			return fmt.Errorf("%s: not within %s: %s", what, timeout, why)
+		case <-time.After(PollInterval):
 		}
-		time.Sleep(PollInterval)
 	}
 }
 

@@ -2,6 +2,7 @@ package polltest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -41,6 +42,19 @@ func TestWithin_ReturnsNilOnceTheCheckPassesAndTheLastReasonAfterTheTimeout(t *t
 	err := Within(250*time.Millisecond, "never", func() (bool, string) { return false, "still false" })
 	if err == nil || err.Error() != "never: not within 250ms: still false" {
 		t.Errorf("Within = %v", err)
+	}
+}
+
+func TestWithinContext_StopsWhenTheContextEndsWithItsCauseAndTheLastReason(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := WithinContext(ctx, time.Hour, "never", func() (bool, string) { return false, "still false" })
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) || !strings.HasSuffix(err.Error(), ": still false") {
+		t.Errorf("WithinContext = %v, want the context's deadline and the last reason", err)
+	}
+	if took := time.Since(start); took > time.Minute {
+		t.Errorf("WithinContext returned %s after its context ended", took)
 	}
 }
 
