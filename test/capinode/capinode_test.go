@@ -56,8 +56,8 @@ func TestComponents_RenderWithTheFlowsGates(t *testing.T) {
 // On a real kube-apiserver with cert-manager's own CRDs, the stand-in
 // writes the Secret of the core's Certificate and gives every object that
 // asks for its CA the caBundle; when a webhook configuration is deleted and
-// applied again without it, as clusterctl upgrade does, the CA comes back,
-// the same one; and a Certificate it cannot issue is named in its error.
+// applied again without it, as clusterctl upgrade does, or a CRD's caBundle
+// is emptied in place, the CA comes back, the same one; and a Certificate it cannot issue is named in its error.
 func TestCertManagerStandIn_IssuesEachCertificateAndKeepsInjectingItsCA(t *testing.T) {
 	binDir := capimanagement.Require(t)
 	env, err := apiservertest.Start()
@@ -126,6 +126,27 @@ func TestCertManagerStandIn_IssuesEachCertificateAndKeepsInjectingItsCA(t *testi
 		t.Fatal(err)
 	}
 	polltest.Eventually(t, time.Minute, "the re-created webhook configuration to have the same CA again", allInjected)
+
+	// An object the stand-in settled, edited in place: it reads it whole
+	// again and puts the CA back.
+	for _, want := range asking {
+		if want.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		crd := &unstructured.Unstructured{}
+		crd.SetGroupVersionKind(want.GroupVersionKind())
+		if err := c.Get(ctx, client.ObjectKey{Name: want.GetName()}, crd); err != nil {
+			t.Fatal(err)
+		}
+		if err := unstructured.SetNestedField(crd.Object, "", "spec", "conversion", "webhook", "clientConfig", "caBundle"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Update(ctx, crd); err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	polltest.Eventually(t, time.Minute, "the CRD whose caBundle was emptied to have the CA again", allInjected)
 
 	bad := &unstructured.Unstructured{}
 	bad.SetGroupVersionKind(schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"})

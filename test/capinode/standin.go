@@ -93,12 +93,20 @@ type certManagerStandIn struct {
 	c    client.Client
 	mu   sync.Mutex
 	last error
+	// settled holds, per object asking for a CA (kind/name), the
+	// resourceVersion at which it was seen with that CA, and the CA: an
+	// object unchanged since is not read whole again. Every pass runs on
+	// one goroutine at a time.
+	settled map[string]settledCA
 }
+
+// settledCA is an object's resourceVersion and the bundle it then had.
+type settledCA struct{ resourceVersion, bundle string }
 
 // startCertManagerStandIn runs the stand-in until ctx ends or stop is
 // called.
 func startCertManagerStandIn(ctx context.Context, c client.Client) (*certManagerStandIn, func()) {
-	s := &certManagerStandIn{c: c}
+	s := &certManagerStandIn{c: c, settled: map[string]settledCA{}}
 	s.pass(ctx)
 	return s, polltest.Every(ctx, standInPeriod, s.pass)
 }
@@ -133,47 +141,86 @@ func (s *certManagerStandIn) reconcile(ctx context.Context) error {
 		}
 		cas[list.Items[i].GetNamespace()+"/"+list.Items[i].GetName()] = ca
 	}
-	asking, err := askingForCA(ctx, s.c, "")
+	requests, err := caRequestsOf(ctx, s.c, "")
 	if err != nil {
 		errs = append(errs, err)
 	}
-	for _, u := range asking {
-		if err := s.inject(ctx, u, cas); err != nil {
+	for _, r := range requests {
+		ca, ok := cas[r.from()]
+		if !ok {
+			continue // its Certificate is not applied yet, or not issued: the next pass
+		}
+		bundle := base64.StdEncoding.EncodeToString(ca)
+		if s.settled[r.key()] == (settledCA{r.ResourceVersion, bundle}) {
+			continue
+		}
+		u, err := r.whole(ctx, s.c)
+		if err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if u == nil {
+			continue // deleted since the list
+		}
+		resourceVersion, err := s.inject(ctx, u, bundle)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if resourceVersion != "" {
+			s.settled[r.key()] = settledCA{resourceVersion, bundle}
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// askingForCA reads the objects annotated cert-manager.io/inject-ca-from
-// (with Certificate from, when not empty). It lists metadata only, and reads
-// whole only the objects that ask: every CRD of every component, whole,
-// twice a second, would be megabytes a pass.
-func askingForCA(ctx context.Context, c client.Client, from string) ([]*unstructured.Unstructured, error) {
-	var asking []*unstructured.Unstructured
+// caRequest is an object annotated cert-manager.io/inject-ca-from, as a
+// metadata-only list shows it.
+type caRequest struct {
+	kind schema.GroupVersionKind
+	metav1.PartialObjectMetadata
+}
+
+// from is the Certificate whose CA the object asks for, namespace/name.
+func (r caRequest) from() string { return r.Annotations[injectCAFrom] }
+
+func (r caRequest) key() string { return r.kind.Kind + "/" + r.Name }
+
+// whole reads the object whole; nil when it is gone.
+func (r caRequest) whole(ctx context.Context, c client.Client) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(r.kind)
+	if err := c.Get(ctx, client.ObjectKey{Name: r.Name}, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return u, nil
+}
+
+// caRequestsOf lists, by metadata only, the objects annotated
+// cert-manager.io/inject-ca-from (with Certificate from, when not empty):
+// every CRD of Cluster API's components asks, and reading them all whole
+// twice a second would be megabytes a pass.
+func caRequestsOf(ctx context.Context, c client.Client, from string) ([]caRequest, error) {
+	var requests []caRequest
 	for _, gvk := range caConsumers {
 		list := &metav1.PartialObjectMetadataList{}
 		list.SetGroupVersionKind(gvk)
 		if err := c.List(ctx, list); err != nil {
 			return nil, fmt.Errorf("cert-manager stand-in: list %s: %w", gvk.Kind, err)
 		}
+		kind := gvk.GroupVersion().WithKind(strings.TrimSuffix(gvk.Kind, "List"))
 		for _, item := range list.Items {
 			want := item.Annotations[injectCAFrom]
 			if want == "" || (from != "" && want != from) {
 				continue
 			}
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(gvk.GroupVersion().WithKind(strings.TrimSuffix(gvk.Kind, "List")))
-			if err := c.Get(ctx, client.ObjectKey{Name: item.Name}, u); err != nil {
-				if apierrors.IsNotFound(err) {
-					continue
-				}
-				return nil, err
-			}
-			asking = append(asking, u)
+			requests = append(requests, caRequest{kind: kind, PartialObjectMetadata: item})
 		}
 	}
-	return asking, nil
+	return requests, nil
 }
 
 // caBundles are the caBundle fields of a CRD's conversion webhook or of
@@ -204,14 +251,18 @@ func injected(u *unstructured.Unstructured, bundle string) bool {
 // CAInjected reports, for a timeout's message, which objects asking for
 // the CA of Certificate from do not have ca in every caBundle yet.
 func CAInjected(ctx context.Context, c client.Client, from string, ca []byte) ([]string, error) {
-	asking, err := askingForCA(ctx, c, from)
+	requests, err := caRequestsOf(ctx, c, from)
 	if err != nil {
 		return nil, err
 	}
 	bundle := base64.StdEncoding.EncodeToString(ca)
 	var missing []string
-	for _, u := range asking {
-		if !injected(u, bundle) {
+	for _, r := range requests {
+		u, err := r.whole(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil && !injected(u, bundle) {
 			missing = append(missing, u.GetKind()+" "+u.GetName())
 		}
 	}
@@ -251,36 +302,34 @@ func (s *certManagerStandIn) issue(ctx context.Context, cert *unstructured.Unstr
 	return caPEM, nil
 }
 
-// inject sets the caBundle of an object that asks for a Certificate's CA,
-// when the Certificate exists and the bundle differs.
-func (s *certManagerStandIn) inject(ctx context.Context, u *unstructured.Unstructured, cas map[string][]byte) error {
-	from := u.GetAnnotations()[injectCAFrom]
-	ca, ok := cas[from]
-	if !ok {
-		return nil // its Certificate is not applied yet, or not issued: the next pass
-	}
-	bundle := base64.StdEncoding.EncodeToString(ca)
+// inject sets every caBundle of an object that asks for a Certificate's CA
+// to bundle, and returns the object's resourceVersion once it holds it
+// (empty when another writer came first: the next pass reads it again).
+func (s *certManagerStandIn) inject(ctx context.Context, u *unstructured.Unstructured, bundle string) (string, error) {
 	if injected(u, bundle) {
-		return nil
+		return u.GetResourceVersion(), nil
 	}
 	if u.GetKind() == "CustomResourceDefinition" {
 		if err := unstructured.SetNestedField(u.Object, bundle, "spec", "conversion", "webhook", "clientConfig", "caBundle"); err != nil {
-			return err
+			return "", err
 		}
 	} else {
 		webhooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
 		for i := range webhooks {
 			w, _ := webhooks[i].(map[string]any)
 			if err := unstructured.SetNestedField(w, bundle, "clientConfig", "caBundle"); err != nil {
-				return err
+				return "", err
 			}
 		}
 		if err := unstructured.SetNestedSlice(u.Object, webhooks, "webhooks"); err != nil {
-			return err
+			return "", err
 		}
 	}
-	if err := s.c.Update(ctx, u); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("cert-manager stand-in: inject the CA of %s into %s %s: %w", from, u.GetKind(), u.GetName(), err)
+	if err := s.c.Update(ctx, u); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return "", nil
+		}
+		return "", fmt.Errorf("cert-manager stand-in: inject the CA of %s into %s %s: %w", u.GetAnnotations()[injectCAFrom], u.GetKind(), u.GetName(), err)
 	}
-	return nil
+	return u.GetResourceVersion(), nil
 }
