@@ -32,7 +32,13 @@ func TestInside_ClusterAPIOperatorInstallsTheDropIn(t *testing.T) {
 			return err
 		}
 		t.Logf("the operator (%s) rolled out and its webhooks served in %.1fs", capinode.Operator.Image, time.Since(began).Seconds())
-		return m.OperatorProviders(ctx, binDir, capinode.DropInImage, nil)
+		if err := m.OperatorProviders(ctx, binDir, capinode.DropInImage, nil); err != nil {
+			return err
+		}
+		// The providers' conditions first: when the operator cannot
+		// install one, they say why, where the wait for its Deployment
+		// would only say "not found".
+		return m.WaitOperatorProvidersReady(ctx)
 	})
 	removeWhenDone(t, n)
 	if m != nil {
@@ -53,9 +59,6 @@ func TestInside_ClusterAPIOperatorInstallsTheDropIn(t *testing.T) {
 		})
 	}
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.WaitOperatorProvidersReady(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("the operator and every provider it installed Ready, every webhook served: %.1fs", time.Since(began).Seconds())
