@@ -219,7 +219,7 @@ CERT_MANAGER_CRDS := $(BIN)/cert-manager-crds
 
 .PHONY: clusterctl-repository
 clusterctl-repository: capi-providers $(CERT_MANAGER_CRDS) ## Write clusterctl repositories into bin/clusterctl-repository (Cluster API v1.14.2's core, CABPK, KCP, Docker provider and test extension as its release renders them, and in drop-in/ our release of the core provider with DROP_IN_IMAGE), and cert-manager v1.21.2's CRDs into bin/cert-manager-crds.
-	hack/render-clusterctl-repository.sh "$(GO)" "$(CAPI_PROVIDERS_DATA)" "$(DROP_IN_IMAGE)" "$(CLUSTERCTL_REPOSITORY)"
+	hack/render-clusterctl-repository.sh "$(CAPI_PROVIDERS_DATA)" "$(CAPI_VERSION)" "$(DROP_IN_IMAGE)" "$(CLUSTERCTL_REPOSITORY)"
 
 # go list -m names a module's folder without downloading it: nothing is
 # built from these modules, so they are downloaded first.

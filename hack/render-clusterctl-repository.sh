@@ -5,43 +5,35 @@
 # beside it), from what make capi-providers rendered out of Cluster API
 # v1.14.2's released modules. Nothing of Cluster API's is committed.
 #
-#   <out>/cluster-api/: Cluster API v1.14.2 as its release ships it:
-#     cluster-api/v1.14.2/core-components.yaml, bootstrap-kubeadm/...,
-#     control-plane-kubeadm/..., each with the root metadata.yaml of the
-#     module, images at registry.k8s.io/cluster-api/NAME:v1.14.2 and
-#     imagePullPolicy IfNotPresent (its make manifest-modification); the
-#     Docker provider and the test extension as its development release
-#     ships them (make release-manifests-dev, manifest-modification-dev:
+#   <out>/cluster-api/: Cluster API's release as it ships it:
+#     cluster-api/VERSION/core-components.yaml, bootstrap-kubeadm/...,
+#     control-plane-kubeadm/..., each with its metadata.yaml (make
+#     capi-providers copies the module's root one), images at
+#     registry.k8s.io/cluster-api/NAME:VERSION and imagePullPolicy
+#     IfNotPresent (its make manifest-modification); the Docker provider and
+#     the test extension as its development release ships them (make
+#     release-manifests-dev, manifest-modification-dev:
 #     infrastructure-components-development.yaml and
 #     runtime-extension-components-development.yaml, images at
-#     gcr.io/k8s-staging-cluster-api/NAME:v1.14.2) with the e2e's metadata.
+#     gcr.io/k8s-staging-cluster-api/NAME:VERSION) with the e2e's metadata.
 #     One difference: the test extension's pull policy is IfNotPresent too;
 #     Cluster API's Makefile sets the Docker provider's twice instead
 #     (manifest-modification-dev), which would leave it at Always and have
 #     a node without a registry pull it forever.
 #   <out>/drop-in/: our own release of the core provider, cluster-api at
-#     v1.14.2: Cluster API's core components with the drop-in's image, and
+#     VERSION: Cluster API's core components with the drop-in's image, and
 #     Cluster API's metadata.yaml (the same contract).
 #
-# Every file is checked at the end; a missing or empty one fails, naming it.
-# Usage: render-clusterctl-repository.sh GO PROVIDERS_DATA DROP_IN_IMAGE OUT_DIR
+# Everything is read from PROVIDERS_DATA (make capi-providers' rendering of
+# the released modules); a missing or empty file fails, naming it, and
+# leaves no repository behind.
+# Usage: render-clusterctl-repository.sh PROVIDERS_DATA VERSION DROP_IN_IMAGE OUT_DIR
 set -euo pipefail
 if [ $# -ne 4 ]; then
-	echo "usage: render-clusterctl-repository.sh GO PROVIDERS_DATA DROP_IN_IMAGE OUT_DIR" >&2
+	echo "usage: render-clusterctl-repository.sh PROVIDERS_DATA VERSION DROP_IN_IMAGE OUT_DIR" >&2
 	exit 2
 fi
-go_bin=$1 data=$2 drop_in_image=$3 out=$4
-version=v1.14.2
-modules=$(cd "$(dirname "${BASH_SOURCE[0]}")/capi-providers" && pwd)
-(cd "$modules" && "$go_bin" mod download sigs.k8s.io/cluster-api sigs.k8s.io/cluster-api/test)
-core=$(cd "$modules" && "$go_bin" list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)
-test=$(cd "$modules" && "$go_bin" list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api/test)
-if [ -z "$core" ] || [ -z "$test" ]; then
-	echo "render-clusterctl-repository: Cluster API's modules are not in the module cache" >&2
-	exit 1
-fi
-release_metadata="$core/metadata.yaml"
-e2e_metadata="$test/e2e/data/shared/main/metadata.yaml"
+data=$1 version=$2 drop_in_image=$3 out=$4
 
 need() { # file...
 	for f in "$@"; do
@@ -55,11 +47,12 @@ need() { # file...
 tmp="$out.tmp"
 rm -rf "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-# release SOURCE_FOLDER LABEL FILE IMAGE METADATA [BASE]: one provider's
-# release folder, its manager's image set and its pull policy IfNotPresent.
+# release SOURCE_FOLDER LABEL FILE IMAGE [BASE]: one provider's release
+# folder, its components file with its manager's image set and its pull
+# policy IfNotPresent, and its metadata.yaml.
 release() {
-	local source=$data/$1/components.yaml dir=$tmp/${6:-cluster-api}/$2/$version
-	need "$source" "$5"
+	local source=$data/$1/components.yaml metadata=$data/$1/metadata.yaml dir=$tmp/${5:-cluster-api}/$2/$version
+	need "$source" "$metadata"
 	mkdir -p "$dir"
 	local images
 	images=$(grep -c '^        image: ' "$source" || true)
@@ -69,24 +62,15 @@ release() {
 	fi
 	sed -e "s|^        image: .*|        image: $4|" \
 		-e 's|^        imagePullPolicy: Always$|        imagePullPolicy: IfNotPresent|' "$source" >"$dir/$3"
-	cp "$5" "$dir/metadata.yaml"
+	cp "$metadata" "$dir/metadata.yaml"
 	chmod u+w "$dir/metadata.yaml"
 }
 registry=registry.k8s.io/cluster-api
 staging=gcr.io/k8s-staging-cluster-api
-release core cluster-api core-components.yaml "$registry/cluster-api-controller:$version" "$release_metadata"
-release bootstrap-kubeadm bootstrap-kubeadm bootstrap-components.yaml "$registry/kubeadm-bootstrap-controller:$version" "$release_metadata"
-release control-plane-kubeadm control-plane-kubeadm control-plane-components.yaml "$registry/kubeadm-control-plane-controller:$version" "$release_metadata"
-release infrastructure-docker infrastructure-docker infrastructure-components-development.yaml "$staging/capd-manager:$version" "$e2e_metadata"
-release test-extension runtime-extension-test-extension runtime-extension-components-development.yaml "$staging/test-extension:$version" "$e2e_metadata"
-release core cluster-api core-components.yaml "$drop_in_image" "$release_metadata" drop-in
-
-for f in cluster-api/cluster-api/$version/core-components.yaml \
-	cluster-api/bootstrap-kubeadm/$version/bootstrap-components.yaml \
-	cluster-api/control-plane-kubeadm/$version/control-plane-components.yaml \
-	cluster-api/infrastructure-docker/$version/infrastructure-components-development.yaml \
-	cluster-api/runtime-extension-test-extension/$version/runtime-extension-components-development.yaml \
-	drop-in/cluster-api/$version/core-components.yaml; do
-	need "$tmp/$f" "$(dirname "$tmp/$f")/metadata.yaml"
-done
+release core cluster-api core-components.yaml "$registry/cluster-api-controller:$version"
+release bootstrap-kubeadm bootstrap-kubeadm bootstrap-components.yaml "$registry/kubeadm-bootstrap-controller:$version"
+release control-plane-kubeadm control-plane-kubeadm control-plane-components.yaml "$registry/kubeadm-control-plane-controller:$version"
+release infrastructure-docker infrastructure-docker infrastructure-components-development.yaml "$staging/capd-manager:$version"
+release test-extension runtime-extension-test-extension runtime-extension-components-development.yaml "$staging/test-extension:$version"
+release core cluster-api core-components.yaml "$drop_in_image" drop-in
 rm -rf "$out" && mv "$tmp" "$out"

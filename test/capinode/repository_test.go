@@ -14,35 +14,34 @@ import (
 )
 
 // renderRepository runs make clusterctl-repository's script on a copy of
-// make capi-providers' rendering, less the files named, and returns its
-// output folder and what it printed.
+// make capi-providers' rendering (each provider's components file and
+// metadata), less the files named, and returns its output folder and what
+// it printed.
 func renderRepository(t *testing.T, binDir string, without ...string) (string, string, error) {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), "data")
 	for _, p := range releaseProviders {
-		source := filepath.Join(p.comp.Name, "components.yaml")
-		if slices.Contains(without, source) {
-			continue
-		}
-		content, err := os.ReadFile(filepath.Join(binDir, capimanagement.DataDir, source))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(data, source)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(data, source), content, 0o644); err != nil {
-			t.Fatal(err)
+		for _, file := range []string{"components.yaml", "metadata.yaml"} {
+			source := filepath.Join(p.comp.Name, file)
+			if slices.Contains(without, source) {
+				continue
+			}
+			content, err := os.ReadFile(filepath.Join(binDir, capimanagement.DataDir, source))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(data, source)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(data, source), content, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	out := filepath.Join(t.TempDir(), "repository")
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "../../hack/render-clusterctl-repository.sh", goBin, data, "example.test/drop-in:v1", out)
+	cmd := exec.CommandContext(ctx, "bash", "../../hack/render-clusterctl-repository.sh", data, ReleaseVersion, "example.test/drop-in:v1", out)
 	printed, err := cmd.CombinedOutput()
 	return out, string(printed), err
 }
@@ -78,21 +77,27 @@ func TestRepositoryScript_WritesEveryProvidersReleaseWhereClusterctlLooks(t *tes
 	}
 }
 
-// A components file missing from what the script reads fails it, naming
-// the file, and leaves no repository behind.
-func TestRepositoryScript_AMissingComponentsFileFailsNamingIt(t *testing.T) {
+// A components file or a metadata.yaml missing from what the script reads
+// fails it, naming the file, and leaves no repository behind.
+func TestRepositoryScript_AMissingComponentsFileOrMetadataFailsNamingIt(t *testing.T) {
 	binDir := capimanagement.Require(t)
-	missing := filepath.Join(Infrastructure.Name, "components.yaml")
-	out, printed, err := renderRepository(t, binDir, missing)
-	if err == nil {
-		t.Fatalf("the script succeeded without %s", missing)
-	}
-	if !strings.Contains(printed, missing+" is missing") {
-		t.Errorf("the script failed with %q, want it to name %s", printed, missing)
-	}
-	for _, left := range []string{out, out + ".tmp"} {
-		if _, err := os.Stat(left); !os.IsNotExist(err) {
-			t.Errorf("%s was left behind (%v)", left, err)
-		}
+	for _, missing := range []string{
+		filepath.Join(Infrastructure.Name, "components.yaml"),
+		filepath.Join(Bootstrap.Name, "metadata.yaml"),
+	} {
+		t.Run(missing, func(t *testing.T) {
+			out, printed, err := renderRepository(t, binDir, missing)
+			if err == nil {
+				t.Fatalf("the script succeeded without %s", missing)
+			}
+			if !strings.Contains(printed, missing+" is missing") {
+				t.Errorf("the script failed with %q, want it to name %s", printed, missing)
+			}
+			for _, left := range []string{out, out + ".tmp"} {
+				if _, err := os.Stat(left); !os.IsNotExist(err) {
+					t.Errorf("%s was left behind (%v)", left, err)
+				}
+			}
+		})
 	}
 }
