@@ -90,18 +90,25 @@ func (m *Management) OperatorProviders(ctx context.Context, binDir, coreImage st
 		if p.comp == Core {
 			image = coreImage
 		}
-		provider := operatorProvider(p)
-		provider.Object["spec"] = map[string]any{
-			"version":      ReleaseVersion,
-			"fetchConfig":  map[string]any{"selector": map[string]any{"matchLabels": map[string]any{releaseLabel: p.label}}},
-			"configSecret": map[string]any{"name": operatorVariablesSecretName, "namespace": Operator.Namespace},
-			"deployment":   map[string]any{"containers": []any{map[string]any{"name": "manager", "imageUrl": image}}},
-		}
-		if err := m.c.Create(ctx, provider); err != nil {
+		if err := m.c.Create(ctx, operatorProviderWith(p, image)); err != nil {
 			return fmt.Errorf("the %s %s: %w", p.kind, p.name, err)
 		}
 	}
 	return nil
+}
+
+// operatorProviderWith is the provider object the operator installs p
+// from: at ReleaseVersion, its fetchConfig selecting p's ConfigMap, its
+// variables from the Secret, and its manager's imageUrl image.
+func operatorProviderWith(p releaseProvider, image string) *unstructured.Unstructured {
+	provider := operatorProvider(p)
+	provider.Object["spec"] = map[string]any{
+		"version":      ReleaseVersion,
+		"fetchConfig":  map[string]any{"selector": map[string]any{"matchLabels": map[string]any{releaseLabel: p.label}}},
+		"configSecret": map[string]any{"name": operatorVariablesSecretName, "namespace": Operator.Namespace},
+		"deployment":   map[string]any{"containers": []any{map[string]any{"name": "manager", "imageUrl": image}}},
+	}
+	return provider
 }
 
 // releaseConfigMap is a provider's release as the operator's ConfigMap

@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/yaml"
 )
 
 // readmeBinDir is where the README's clusterctl.yaml has the checkout.
@@ -37,4 +40,29 @@ func TestREADME_GivesTheClusterctlConfigurationAndCommandTheNodeRan(t *testing.T
 	if !strings.Contains(readme, "```yaml\n"+coreEntry+"```") {
 		t.Errorf("README.md has no yaml block naming our core release as the node did:\n%s", coreEntry)
 	}
+}
+
+// The README's CoreProvider is the one the node test has the operator
+// install the drop-in from.
+func TestREADME_GivesTheCoreProviderTheNodeRan(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := operatorProviderWith(coreProvider, DropInImage).Object
+	for _, block := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(raw), -1) {
+		if !strings.Contains(block[1], "kind: CoreProvider") {
+			continue
+		}
+		var got map[string]any
+		if err := yaml.Unmarshal([]byte(block[1]), &got); err != nil {
+			t.Fatalf("README.md's CoreProvider: %v", err)
+		}
+		if !equality.Semantic.DeepEqual(got, want) {
+			w, _ := yaml.Marshal(want)
+			t.Errorf("README.md's CoreProvider is not the one the node ran:\n%s\nwant:\n%s", block[1], w)
+		}
+		return
+	}
+	t.Error("README.md has no yaml block with a CoreProvider")
 }
