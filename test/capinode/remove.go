@@ -51,11 +51,7 @@ func Remove(ctx context.Context, c client.Client, first ...string) error {
 	// same name served them again (clusterctl init found its inventory and
 	// installed nothing; the flow found its ExtensionConfig).
 	errs = append(errs, deleteInstances(ctx, c))
-	var namespaces []string
-	for _, comp := range append([]Component{Operator}, Components...) {
-		namespaces = append(namespaces, comp.Namespace)
-	}
-	errs = append(errs, DeleteNamespaces(ctx, c, namespaces...))
+	errs = append(errs, DeleteNamespaces(ctx, c, componentNamespaces()...))
 	errs = append(errs, eachOwn(ctx, c, func(u *unstructured.Unstructured, sel labels.Selector) error {
 		err := c.DeleteAllOf(ctx, u, client.MatchingLabelsSelector{Selector: sel})
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -140,9 +136,7 @@ func deleteInstances(ctx context.Context, c client.Client) error {
 // Leftovers names what an install left on the cluster: the components'
 // namespaces and the flow's (given), and their cluster-scoped objects.
 func Leftovers(ctx context.Context, c client.Client, namespaces ...string) ([]string, error) {
-	for _, comp := range append([]Component{Operator}, Components...) {
-		namespaces = append(namespaces, comp.Namespace)
-	}
+	namespaces = append(namespaces, componentNamespaces()...)
 	var left []string
 	for _, name := range namespaces {
 		ns := &unstructured.Unstructured{}
@@ -157,6 +151,16 @@ func Leftovers(ctx context.Context, c client.Client, namespaces ...string) ([]st
 	}
 	scoped, err := clusterScopedLeft(ctx, c)
 	return append(left, scoped...), err
+}
+
+// componentNamespaces are the namespaces of every component and the
+// operator's.
+func componentNamespaces() []string {
+	var namespaces []string
+	for _, comp := range append([]Component{Operator}, Components...) {
+		namespaces = append(namespaces, comp.Namespace)
+	}
+	return namespaces
 }
 
 // clusterScopedLeft names the components' cluster-scoped objects there.
