@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"regexp"
 	"strings"
 	"time"
 
@@ -324,10 +325,18 @@ func (m *Management) waitWebhookServed(ctx context.Context, comp Component) erro
 	})
 }
 
+// rbacRefusal matches the apiserver's authorization refusal as a client
+// logs it: `<resource> is forbidden: User "<name>" cannot <verb> ...`, the
+// quotes escaped where klog writes the error as a quoted value.
+// Not every "Forbidden" is one: validation refuses a new finalizer on an
+// object being deleted with "metadata.finalizers: Forbidden: ...", which
+// Cluster API's own MachineSet controller logs during a scale.
+var rbacRefusal = regexp.MustCompile(`is forbidden: User \\?"[^"]*" cannot `)
+
 // Forbidden returns every line of the logs of every component's current
-// Pods in which the apiserver refused a request: Cluster API's own RBAC
-// must be enough for each. (A restart fails the flow through Exited, so
-// there is no earlier container to read.)
+// Pods in which the apiserver's authorization refused a request: Cluster
+// API's own RBAC must be enough for each. (A restart fails the flow
+// through Exited, so there is no earlier container to read.)
 func (m *Management) Forbidden(ctx context.Context) ([]string, error) {
 	var found []string
 	for _, comp := range Components {
@@ -343,7 +352,7 @@ func (m *Management) Forbidden(ctx context.Context) ([]string, error) {
 			scanner := bufio.NewScanner(stream)
 			scanner.Buffer(make([]byte, 1<<20), 1<<20)
 			for scanner.Scan() {
-				if line := scanner.Text(); strings.Contains(line, "forbidden") || strings.Contains(line, "Forbidden") {
+				if line := scanner.Text(); rbacRefusal.MatchString(line) {
 					found = append(found, p.Name+": "+line)
 				}
 			}
