@@ -29,7 +29,7 @@
 # leaves no repository behind.
 # Usage: render-clusterctl-repository.sh PROVIDERS_DATA VERSION DROP_IN_IMAGE OUT_DIR
 set -euo pipefail
-if [ $# -ne 4 ]; then
+if [ $# -ne 4 ] || [ -z "$2" ] || [ -z "$3" ]; then
 	echo "usage: render-clusterctl-repository.sh PROVIDERS_DATA VERSION DROP_IN_IMAGE OUT_DIR" >&2
 	exit 2
 fi

@@ -32,7 +32,9 @@ var ErrMissing = errors.New("Cluster API's providers (" + capibaseline.Module + 
 // Check returns ErrMissing (wrapped, naming the path) when a provider
 // binary or the rendered data is not in binDir.
 func Check(binDir string) error {
-	for _, name := range []string{BootstrapBinary, ControlPlaneBinary, InfrastructureBinary, TestExtensionBinary, ClusterctlBinary, DataDir} {
+	// One provider's metadata.yaml stands for a rendering made before
+	// make capi-providers copied them.
+	for _, name := range []string{BootstrapBinary, ControlPlaneBinary, InfrastructureBinary, TestExtensionBinary, ClusterctlBinary, DataDir, filepath.Join(DataDir, "core", "metadata.yaml")} {
 		if _, err := os.Stat(filepath.Join(binDir, name)); errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%w (looked for %s)", ErrMissing, filepath.Join(binDir, name))
 		} else if err != nil {

@@ -56,8 +56,9 @@ func TestComponents_RenderWithTheFlowsGates(t *testing.T) {
 // On a real kube-apiserver with cert-manager's own CRDs, the stand-in
 // writes the Secret of the core's Certificate and gives every object that
 // asks for its CA the caBundle; when a webhook configuration is deleted and
-// applied again without it, as clusterctl upgrade does, or a CRD's caBundle
-// is emptied in place, the CA comes back, the same one; and a Certificate it cannot issue is named in its error.
+// applied again without it, as clusterctl upgrade does, or a CRD's
+// caBundle is emptied in place, the CA comes back, the same one; and a
+// Certificate it cannot issue is named in its error.
 func TestCertManagerStandIn_IssuesEachCertificateAndKeepsInjectingItsCA(t *testing.T) {
 	binDir := capimanagement.Require(t)
 	env, err := apiservertest.Start()
@@ -129,6 +130,7 @@ func TestCertManagerStandIn_IssuesEachCertificateAndKeepsInjectingItsCA(t *testi
 
 	// An object the stand-in settled, edited in place: it reads it whole
 	// again and puts the CA back.
+	edited := false
 	for _, want := range asking {
 		if want.GetKind() != "CustomResourceDefinition" {
 			continue
@@ -144,7 +146,11 @@ func TestCertManagerStandIn_IssuesEachCertificateAndKeepsInjectingItsCA(t *testi
 		if err := c.Update(ctx, crd); err != nil {
 			t.Fatal(err)
 		}
+		edited = true
 		break
+	}
+	if !edited {
+		t.Fatal("no CRD of the core asks for a CA: the components file changed")
 	}
 	polltest.Eventually(t, time.Minute, "the CRD whose caBundle was emptied to have the CA again", allInjected)
 

@@ -8,21 +8,24 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2/textlogger"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 )
 
 // The log check finds a request the apiserver's authorization refused, as
 // a manager logs it (klog's text format, as Cluster API's managers write
-// it), and passes over a validation error that also says Forbidden: a new
-// finalizer on an object being deleted, which Cluster API's own MachineSet
-// controller logs during a scale. Both errors come from a real apiserver.
+// it): of a namespaced resource, of a cluster-scoped one, of a path that is
+// no resource. It passes over a validation error that also says Forbidden:
+// a new finalizer on an object being deleted, which Cluster API's own
+// MachineSet controller logs during a scale. Every error comes from a real
+// apiserver.
 func TestForbidden_MatchesAuthorizationRefusalsNotOtherForbiddenErrors(t *testing.T) {
-	capimanagement.Require(t)
+	toolbin.Require(t, func(binDir string) error { return toolbin.CheckAll(binDir, toolbin.Etcd, toolbin.KubeAPIServer) })
 	env, err := apiservertest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -36,9 +39,20 @@ func TestForbidden_MatchesAuthorizationRefusalsNotOtherForbiddenErrors(t *testin
 	if err != nil {
 		t.Fatal(err)
 	}
-	refused := manager.List(ctx, &corev1.SecretList{}, client.InNamespace("default"))
-	if refused == nil {
-		t.Fatal("a ServiceAccount with no role listed Secrets: the apiserver does not authorize")
+	managerSet, err := kubernetes.NewForConfig(asManager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pathRefused := managerSet.Discovery().RESTClient().Get().AbsPath("/metrics").Do(ctx).Error()
+	refused := map[string]error{
+		"namespaced":     manager.List(ctx, &corev1.SecretList{}, client.InNamespace("default")),
+		"cluster-scoped": manager.List(ctx, &corev1.NamespaceList{}),
+		"path":           pathRefused,
+	}
+	for what, err := range refused {
+		if err == nil {
+			t.Fatalf("a ServiceAccount with no role was allowed (%s): the apiserver does not authorize", what)
+		}
 	}
 
 	held := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "held", Finalizers: []string{"rsc.lab/hold"}}}
@@ -64,12 +78,17 @@ func TestForbidden_MatchesAuthorizationRefusalsNotOtherForbiddenErrors(t *testin
 
 	var logs bytes.Buffer
 	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(&logs)))
-	for i, err := range []error{refused, invalid} {
+	logged := func(err error) string {
 		logs.Reset()
 		logger.Error(err, "Reconciler error", "controller", "machineset")
-		line := strings.TrimSpace(logs.String())
-		if got, want := rbacRefusal.MatchString(line), i == 0; got != want {
-			t.Errorf("the log check matched %v, want %v, on:\n%s", got, want, line)
+		return strings.TrimSpace(logs.String())
+	}
+	for what, err := range refused {
+		if line := logged(err); !rbacRefusal.MatchString(line) {
+			t.Errorf("the log check passed over a refusal (%s):\n%s", what, line)
 		}
+	}
+	if line := logged(invalid); rbacRefusal.MatchString(line) {
+		t.Errorf("the log check took a validation error for a refusal:\n%s", line)
 	}
 }

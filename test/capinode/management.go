@@ -326,12 +326,14 @@ func (m *Management) waitWebhookServed(ctx context.Context, comp Component) erro
 }
 
 // rbacRefusal matches the apiserver's authorization refusal as a client
-// logs it: `<resource> is forbidden: User "<name>" cannot <verb> ...`, the
-// quotes escaped where klog writes the error as a quoted value.
+// logs it: `<resource> is forbidden: User "<name>" cannot <verb> ...`, or
+// `forbidden: User "<name>" cannot get path ...` for a path that is not a
+// resource, the quotes escaped where klog writes the error as a quoted
+// value.
 // Not every "Forbidden" is one: validation refuses a new finalizer on an
 // object being deleted with "metadata.finalizers: Forbidden: ...", which
 // Cluster API's own MachineSet controller logs during a scale.
-var rbacRefusal = regexp.MustCompile(`is forbidden: User \\?"[^"]*" cannot `)
+var rbacRefusal = regexp.MustCompile(`forbidden: User \\?"[^"]*" cannot `)
 
 // Forbidden returns every line of the logs of every component's current
 // Pods in which the apiserver's authorization refused a request: Cluster

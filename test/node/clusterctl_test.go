@@ -153,17 +153,20 @@ func (in *clusterctlInstall) describeAndPlan(ctx context.Context) {
 }
 
 // flow runs Cluster API's flow on the install, with clusterctl describe
-// cluster and clusterctl upgrade plan before the scale and before the
-// delete, ahead of what before does then: each install path switches its
-// core back at one of those steps, so they run at least once under the
-// drop-in and once on the core that ends the flow.
+// cluster and clusterctl upgrade plan before the scale, ahead of what
+// before does then, and before the delete, after it: each install path
+// switches its core back at one of those steps, so they run once under
+// the drop-in and once under Cluster API's own manager.
 func (in *clusterctlInstall) flow(ctx context.Context, manager string, before func(step string)) {
 	in.t.Helper()
 	runFlow(ctx, in.t, in.m, in.binDir, manager, func(step string) {
-		if step == "scale" || step == "delete" {
+		if step == "scale" {
 			in.describeAndPlan(ctx)
 		}
 		before(step)
+		if step == "delete" {
+			in.describeAndPlan(ctx)
+		}
 	})
 }
 
