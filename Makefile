@@ -354,7 +354,7 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, er
 	done
 
 .PHONY: test
-test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) core-manager verify-generate lint ## Run every test (unit, envtest, the differential tests against Cluster API's own manager, and Cluster API's provisioning flow with its own providers under the drop-in) with the race detector.
+test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) core-manager build verify-generate lint ## Run every test (unit, envtest, the differential tests against Cluster API's own manager, and Cluster API's provisioning flow with its own providers under the drop-in) with the race detector.
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi

@@ -1,0 +1,64 @@
+package releaseset
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// Required returns the modules a released module's go.mod requires, and at
+// which versions, read by the go command in dir (a module that requires
+// it, so that its go.mod is in the module cache): `go list -m` finds the
+// file, `go mod edit -json` parses it. A module required through a replace
+// by a folder of the release's own tree (Cluster API replaces its api
+// module with ./api) is at the release's version.
+func Required(dir, module string) (map[string]string, error) {
+	list := exec.Command("go", "list", "-m", "-f", "{{.Version}} {{.GoMod}}", module)
+	list.Dir = dir
+	out, err := list.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m %s in %s: %w", module, dir, commandError(err))
+	}
+	version, goMod, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
+	if !ok || goMod == "" {
+		return nil, fmt.Errorf("go list -m %s in %s names no go.mod: %q", module, dir, out)
+	}
+	edit := exec.Command("go", "mod", "edit", "-json", goMod)
+	edit.Dir = dir
+	out, err = edit.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go mod edit -json %s: %w", goMod, commandError(err))
+	}
+	var parsed struct {
+		Require []struct{ Path, Version string }
+		Replace []struct {
+			Old struct{ Path string }
+			New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(out, &parsed); err != nil {
+		return nil, fmt.Errorf("parse go mod edit -json of %s: %w", goMod, err)
+	}
+	inTree := map[string]bool{}
+	for _, r := range parsed.Replace {
+		if r.New.Version == "" && strings.HasPrefix(r.New.Path, "./") {
+			inTree[r.Old.Path] = true
+		}
+	}
+	required := map[string]string{module: version}
+	for _, r := range parsed.Require {
+		required[r.Path] = r.Version
+		if inTree[r.Path] {
+			required[r.Path] = version
+		}
+	}
+	return required, nil
+}
+
+func commandError(err error) error {
+	if exit, ok := err.(*exec.ExitError); ok && len(exit.Stderr) > 0 {
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(exit.Stderr)))
+	}
+	return err
+}
