@@ -13,6 +13,9 @@ CRD_PACKAGES := sigs.k8s.io/cluster-api/api/core/v1beta2 sigs.k8s.io/cluster-api
 # The CRDs we keep from those packages; the core package defines many more kinds.
 CRD_FILES := cluster.x-k8s.io_clusterclasses.yaml runtime.cluster.x-k8s.io_extensionconfigs.yaml
 TEST_FLAGS ?=
+# The Cluster API release the drop-in is built on: hack/cluster-api-version
+# is the one place that names it (make bump-cluster-api moves it).
+CAPI_VERSION := $(shell cat $(ROOT)/hack/cluster-api-version)
 
 KUBE_APISERVER := $(BIN)/kube-apiserver
 KUBECTL := $(BIN)/kubectl
@@ -111,7 +114,6 @@ NODE_CAPI_IMAGES := \
 	kubeadm-control-plane-controller:hack/capi-providers:sigs.k8s.io/cluster-api/controlplane/kubeadm \
 	capd-manager:hack/capi-providers:sigs.k8s.io/cluster-api/test/infrastructure/docker \
 	test-extension:hack/capi-providers:sigs.k8s.io/cluster-api/test/extension
-CAPI_VERSION := v1.14.2
 # The Cluster API Operator, built static from its released module
 # (hack/capi-operator pins it) as rsc.lab/cluster-api-operator:VERSION,
 # and its config/default rendered by kustomize as its release renders
@@ -151,6 +153,11 @@ node-test: node-packages tools capi-providers clusterctl-repository $(CAPI_OPERA
 	cd test && RSC_BIN_DIR=$(BIN) RSC_NODE_TEST=1 RSC_NODE_DIR=$(NODE_DIR) RSC_NODE_IMAGES=$(NODE_IMAGES) $(GO) test -count=1 -timeout 90m -v ./node/
 
 ##@ Cluster API baseline
+
+.PHONY: bump-cluster-api
+bump-cluster-api: $(CONTROLLER_GEN) ## Move to another Cluster API release: make bump-cluster-api CAPI_VERSION_NEW=vX.Y.Z rewrites hack/cluster-api-version, every go.mod (the drop-in's modules pinned at the release's versions), the code and docs that name the version, and the generated CRDs; then make test says what changed.
+	@[ -n "$(CAPI_VERSION_NEW)" ] || { echo "set CAPI_VERSION_NEW, e.g. make bump-cluster-api CAPI_VERSION_NEW=vX.Y.Z" >&2; exit 2; }
+	GO="$(GO)" hack/bump-cluster-api.sh "$(CAPI_VERSION_NEW)"
 
 .PHONY: capi-baseline
 capi-baseline: $(CAPI_BASELINE) $(CAPI_BASELINE_CRDS) ## Build Cluster API v1.14.2's core manager into bin/capi-baseline, with its CRDs, when missing or stale.

@@ -10,6 +10,11 @@ go 1.26.0
 // dependent module cannot follow; the released api module is the same code.
 replace sigs.k8s.io/cluster-api/api => sigs.k8s.io/cluster-api/api v1.14.2
 
+// What the Makefile builds; listed so that `go mod tidy` keeps what it
+// needs and nothing else: the requirements below are then exactly Cluster
+// API's go.mod (cmd/core-manager/releaseset_test.go checks it).
+tool sigs.k8s.io/cluster-api/core
+
 require (
 	cel.dev/expr v0.25.2 // indirect
 	dario.cat/mergo v1.0.1 // indirect

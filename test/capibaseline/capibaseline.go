@@ -15,6 +15,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
@@ -33,7 +34,7 @@ const (
 // (hack/capi-baseline/go.mod pins it).
 const (
 	Module  = "sigs.k8s.io/cluster-api"
-	Version = "v1.14.2"
+	Version = capiversion.Version
 )
 
 // ErrMissing is returned when `make capi-baseline` has not run.

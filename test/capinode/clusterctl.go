@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
@@ -18,7 +19,7 @@ import (
 const RepositoryDir = "clusterctl-repository"
 
 // ReleaseVersion is the version of every provider in the repositories.
-const ReleaseVersion = "v1.14.2"
+const ReleaseVersion = capiversion.Version
 
 // ImageOverride is one entry of the images: section of clusterctl's
 // configuration; empty fields keep the components file's.

@@ -3,6 +3,7 @@ package capinode
 import (
 	"path/filepath"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
@@ -32,17 +33,17 @@ const (
 	// DropInImage is the drop-in core manager's.
 	DropInImage = "rsc.lab/core-manager:dev"
 	// ClusterAPICoreImage is Cluster API's own core manager's.
-	ClusterAPICoreImage = "rsc.lab/cluster-api-controller:v1.14.2"
+	ClusterAPICoreImage = "rsc.lab/cluster-api-controller:" + capiversion.Version
 )
 
 // The components, in the order they are installed: the core first (its
 // CRDs are the others' contract).
 var (
 	Core           = Component{"core", "capi-system", "capi-controller-manager", DropInImage, "capi-"}
-	Bootstrap      = Component{"bootstrap-kubeadm", "capi-kubeadm-bootstrap-system", "capi-kubeadm-bootstrap-controller-manager", "rsc.lab/kubeadm-bootstrap-controller:v1.14.2", "capi-kubeadm-bootstrap-"}
-	ControlPlane   = Component{"control-plane-kubeadm", "capi-kubeadm-control-plane-system", "capi-kubeadm-control-plane-controller-manager", "rsc.lab/kubeadm-control-plane-controller:v1.14.2", "capi-kubeadm-control-plane-"}
-	Infrastructure = Component{"infrastructure-docker", "capd-system", "capd-controller-manager", "rsc.lab/capd-manager:v1.14.2", "capd-"}
-	TestExtension  = Component{"test-extension", "test-extension-system", "test-extension-controller-manager", "rsc.lab/test-extension:v1.14.2", "test-extension-"}
+	Bootstrap      = Component{"bootstrap-kubeadm", "capi-kubeadm-bootstrap-system", "capi-kubeadm-bootstrap-controller-manager", "rsc.lab/kubeadm-bootstrap-controller:" + capiversion.Version, "capi-kubeadm-bootstrap-"}
+	ControlPlane   = Component{"control-plane-kubeadm", "capi-kubeadm-control-plane-system", "capi-kubeadm-control-plane-controller-manager", "rsc.lab/kubeadm-control-plane-controller:" + capiversion.Version, "capi-kubeadm-control-plane-"}
+	Infrastructure = Component{"infrastructure-docker", "capd-system", "capd-controller-manager", "rsc.lab/capd-manager:" + capiversion.Version, "capd-"}
+	TestExtension  = Component{"test-extension", "test-extension-system", "test-extension-controller-manager", "rsc.lab/test-extension:" + capiversion.Version, "test-extension-"}
 	Components     = []Component{Core, Bootstrap, ControlPlane, Infrastructure, TestExtension}
 )
 

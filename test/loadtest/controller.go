@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
@@ -56,7 +57,7 @@ const DefaultPeriod = 10 * time.Minute
 // Controller names in results.
 const (
 	NameOurs = "runtime-sdk-controller"
-	NameCAPI = "cluster-api-v1.14.2"
+	NameCAPI = "cluster-api-" + capiversion.Version
 	// NameDropIn is the drop-in core manager: Cluster API's with our
 	// ExtensionConfig and ClusterClass controllers and runtime client.
 	NameDropIn = "core-manager"

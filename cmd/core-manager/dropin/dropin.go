@@ -36,6 +36,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/cmdline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
@@ -67,7 +68,7 @@ const nilSelector = registration.NilAdmitsNone
 
 // Owners of a part.
 const (
-	ClusterAPI = "Cluster API v1.14.2"
+	ClusterAPI = "Cluster API " + capiversion.Version
 	Ours       = "ours"
 )
 

@@ -55,7 +55,7 @@ func Compare(reference, shipped map[string]string, extras []Extra) []string {
 		want, shared := reference[module]
 		switch {
 		case shared && version != want:
-			differences = append(differences, fmt.Sprintf("%s is at %s; Cluster API's release links %s", module, version, want))
+			differences = append(differences, fmt.Sprintf("%s is at %s here and at %s in Cluster API's release", module, version, want))
 		case !shared && !allowed[module]:
 			differences = append(differences, fmt.Sprintf("%s %s is linked, but not by Cluster API's core manager, and the allow-list of extra modules does not name it", module, version))
 		}

@@ -56,7 +56,7 @@ func TestCompare(t *testing.T) {
 		{
 			name:    "a shared module at another version is named with both versions",
 			shipped: map[string]string{"sigs.k8s.io/controller-runtime": "v0.25.2", "k8s.io/api": "v0.36.3"},
-			want:    []string{"sigs.k8s.io/controller-runtime is at v0.25.2; Cluster API's release links v0.24.1"},
+			want:    []string{"sigs.k8s.io/controller-runtime is at v0.25.2 here and at v0.24.1 in Cluster API's release"},
 		},
 		{
 			name:    "an extra module off the list is named",

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 )
 
 // name is the command under test.
@@ -75,7 +77,7 @@ func TestStart_CapsVerbosityAndLogsItsVersionAndFlags(t *testing.T) {
 		`FLAG: --vmodule="round_trippers=6,topology=2"`,
 		`FLAG: --leader-elect="false"`,
 		"Version: core-manager (git commit:",
-		"with sigs.k8s.io/cluster-api v1.14.2",
+		"with sigs.k8s.io/cluster-api " + capiversion.Version,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -15,10 +15,12 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 )
 
 // capiImage is the image clusterctl installs capi-controller-manager with.
-const capiImage = "registry.k8s.io/cluster-api/cluster-api-controller:v1.14.2"
+const capiImage = "registry.k8s.io/cluster-api/cluster-api-controller:" + capiversion.Version
 
 // installedDeployment is capi-controller-manager as clusterctl installs it:
 // Cluster API v1.14.2's own manifest, read from its module, with the name,

@@ -19,6 +19,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
@@ -130,8 +131,8 @@ func TestDropIn_ClusterAPIsTopologyControllerCallsExtensionsThroughOurRegistry(t
 		`"Running reconciler ExtensionConfig" logger="setup" owner="ours"`,
 		`"Running reconciler ClusterClass" logger="setup" owner="ours"`,
 		`"Running runnable runtime client and handler registry, with warm-up" logger="setup" owner="ours"`,
-		`"Running reconciler ClusterTopology" logger="setup" owner="Cluster API v1.14.2"`,
-		`"Running webhook Cluster" logger="setup" owner="Cluster API v1.14.2"`,
+		`"Running reconciler ClusterTopology" logger="setup" owner="Cluster API ` + capiversion.Version + `"`,
+		`"Running webhook Cluster" logger="setup" owner="Cluster API ` + capiversion.Version + `"`,
 	} {
 		if !strings.Contains(strings.Join(parts, "\n"), want) {
 			t.Errorf("the start-up log lacks %s", want)
