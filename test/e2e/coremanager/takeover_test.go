@@ -298,8 +298,10 @@ func TestDropIn_ANewLeaderNeverCallsExtensionsFromAStaleRegistry(t *testing.T) {
 		}
 		return string(data)
 	}
-	// What client-go's leader election logs on taking the Lease.
-	const acquired = `"Successfully acquired lease" logger="leaderelection" lock="` + leaseNamespace + `/controller-leader-election-capi"`
+	// What client-go's leader election logs on taking the Lease. On
+	// controller-runtime v0.24, as Cluster API v1.14.2 links it, the line
+	// comes from klog's global logger, with no logger="leaderelection".
+	const acquired = `"Successfully acquired lease" lock="` + leaseNamespace + `/controller-leader-election-capi"`
 
 	// The first replica leads, as a cluster-admin.
 	first, firstLog := startReplica("core-manager", "system:masters")
