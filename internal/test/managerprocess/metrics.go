@@ -58,19 +58,39 @@ func (m Metrics) Sum(name string, want map[string]string) float64 {
 	}
 	total := 0.0
 	for _, series := range family.GetMetric() {
-		if !hasLabels(series, want) {
-			continue
-		}
-		switch {
-		case series.Counter != nil:
-			total += series.Counter.GetValue()
-		case series.Gauge != nil:
-			total += series.Gauge.GetValue()
-		case series.Untyped != nil:
-			total += series.Untyped.GetValue()
+		if hasLabels(series, want) {
+			total += value(series)
 		}
 	}
 	return total
+}
+
+// ByLabel adds the values of a family's series by the value of one label,
+// such as controller-runtime's workers per controller; series without the
+// label are left out.
+func (m Metrics) ByLabel(name, label string) map[string]float64 {
+	out := map[string]float64{}
+	for _, series := range m[name].GetMetric() {
+		for _, l := range series.GetLabel() {
+			if l.GetName() == label {
+				out[l.GetValue()] += value(series)
+			}
+		}
+	}
+	return out
+}
+
+// value is a counter's, gauge's or untyped series' value.
+func value(series *dto.Metric) float64 {
+	switch {
+	case series.Counter != nil:
+		return series.Counter.GetValue()
+	case series.Gauge != nil:
+		return series.Gauge.GetValue()
+	case series.Untyped != nil:
+		return series.Untyped.GetValue()
+	}
+	return 0
 }
 
 func hasLabels(m *dto.Metric, want map[string]string) bool {
