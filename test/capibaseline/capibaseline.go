@@ -106,7 +106,8 @@ type Options struct {
 // Manager is a running Cluster API core manager.
 type Manager struct {
 	*managerprocess.Process
-	certDir string
+	certDir   string
+	healthURL string
 }
 
 // Start runs the manager and waits until it is ready (its webhook server
@@ -175,7 +176,7 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 		}
 		return nil, fmt.Errorf("Cluster API's core manager (%s %s): %w", Module, Version, err)
 	}
-	m := &Manager{Process: p}
+	m := &Manager{Process: p, healthURL: "http://127.0.0.1:" + strconv.Itoa(health)}
 	if ownCertDir {
 		m.certDir = certDir
 	}
@@ -192,6 +193,10 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	}
 	return m, nil
 }
+
+// HealthURL is where the manager serves /healthz and /readyz, over plain
+// HTTP, without the path.
+func (m *Manager) HealthURL() string { return m.healthURL }
 
 // warmedUp is what Cluster API's manager logs once its registry warm-up
 // has listed every ExtensionConfig and discovered them.

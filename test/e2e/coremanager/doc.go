@@ -1,7 +1,10 @@
 // Package coremanager tests the drop-in, bin/core-manager, from the outside:
 // it builds the command in its own module, runs it against a local control
 // plane with Cluster API's CRDs (two replicas with leader election among the
-// tests), and checks what it does there, and that config/core-manager swaps
-// it in. It lives in the lab so that the drop-in's module requires nothing
+// tests), and checks what it does there, that it runs what Cluster API's
+// own manager runs on the same control plane with the same flags but for
+// our three parts (controllers and their workers, webhooks, the Lease,
+// health checks, CRD migrations), and that config/core-manager swaps it
+// in. It lives in the lab so that the drop-in's module requires nothing
 // of the lab, and its test binary links none of Cluster API's reconcilers.
 package coremanager
