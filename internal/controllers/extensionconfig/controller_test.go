@@ -33,6 +33,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/shutdownhang"
 )
 
 var env *apiservertest.Env
@@ -116,9 +117,7 @@ func startControllerWith(t *testing.T, clientOpts rtclient.Options, rediscovery 
 	go func() { done <- mgr.Start(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
+		shutdownhang.Check(t, <-done)
 	})
 	return &harness{registry: reg, logs: logs, mgr: mgr}
 }

@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/shutdownhang"
 )
 
 // Start builds the manager with opts, with its probe endpoints off and its
@@ -30,15 +31,14 @@ func Start(t testing.TB, config *rest.Config, opts standalone.Options) ctrl.Mana
 }
 
 // Run starts mgr with ctx until the test ends, when cancel stops it; a
-// manager that ends with an error fails the test.
+// manager that ends with an error fails the test, unless it is the
+// priority queue's known shutdown hang (package shutdownhang).
 func Run(t testing.TB, ctx context.Context, cancel context.CancelFunc, mgr ctrl.Manager) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
+		shutdownhang.Check(t, <-done)
 	})
 }
