@@ -3,7 +3,6 @@ package capiversion
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/releaseset"
 )
 
 // root is the repository's top, from this package's folder.
@@ -62,21 +63,9 @@ func TestGoModFiles_RequireClusterAPIAtTheVersion(t *testing.T) {
 // it replaces.
 func clusterAPIRequirements(t *testing.T, goMod string) map[string]string {
 	t.Helper()
-	cmd := exec.Command("go", "mod", "edit", "-json", goMod)
-	cmd.Dir = root
-	out, err := cmd.Output()
+	parsed, err := releaseset.ReadGoMod(root, goMod)
 	if err != nil {
-		t.Fatalf("go mod edit -json %s: %v", goMod, err)
-	}
-	var parsed struct {
-		Require []struct{ Path, Version string }
-		Replace []struct {
-			Old struct{ Path string }
-			New struct{ Path, Version string }
-		}
-	}
-	if err := json.Unmarshal(out, &parsed); err != nil {
-		t.Fatalf("parse %s: %v", goMod, err)
+		t.Fatal(err)
 	}
 	versions := map[string]string{}
 	for _, r := range parsed.Require {

@@ -24,21 +24,9 @@ func Required(dir, module string) (map[string]string, error) {
 	if !ok || goMod == "" {
 		return nil, fmt.Errorf("go list -m %s in %s names no go.mod: %q", module, dir, out)
 	}
-	edit := exec.Command("go", "mod", "edit", "-json", goMod)
-	edit.Dir = dir
-	out, err = edit.Output()
+	parsed, err := ReadGoMod(dir, goMod)
 	if err != nil {
-		return nil, fmt.Errorf("go mod edit -json %s: %w", goMod, commandError(err))
-	}
-	var parsed struct {
-		Require []struct{ Path, Version string }
-		Replace []struct {
-			Old struct{ Path string }
-			New struct{ Path, Version string }
-		}
-	}
-	if err := json.Unmarshal(out, &parsed); err != nil {
-		return nil, fmt.Errorf("parse go mod edit -json of %s: %w", goMod, err)
+		return nil, err
 	}
 	inTree := map[string]bool{}
 	for _, r := range parsed.Replace {
@@ -54,6 +42,31 @@ func Required(dir, module string) (map[string]string, error) {
 		}
 	}
 	return required, nil
+}
+
+// GoMod is what `go mod edit -json` reads of a go.mod: its requirements
+// and replacements.
+type GoMod struct {
+	Require []struct{ Path, Version string }
+	Replace []struct {
+		Old struct{ Path string }
+		New struct{ Path, Version string }
+	}
+}
+
+// ReadGoMod parses the go.mod at path (relative to dir) with the go command.
+func ReadGoMod(dir, path string) (*GoMod, error) {
+	edit := exec.Command("go", "mod", "edit", "-json", path)
+	edit.Dir = dir
+	out, err := edit.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go mod edit -json %s: %w", path, commandError(err))
+	}
+	parsed := &GoMod{}
+	if err := json.Unmarshal(out, parsed); err != nil {
+		return nil, fmt.Errorf("parse go mod edit -json of %s: %w", path, err)
+	}
+	return parsed, nil
 }
 
 func commandError(err error) error {
