@@ -8,8 +8,9 @@ import (
 )
 
 // Modules maps each module a binary links to the version it was built at:
-// a module replaced by another version counts at that version, one
-// replaced by a folder as "=> " and the folder, and the binary's main
+// a module replaced by another version of itself counts at that version,
+// one replaced by another module (a fork) as "=> ", its path and version,
+// one replaced by a folder as "=> " and the folder, and the binary's main
 // module at its own version.
 func Modules(info *buildinfo.BuildInfo) map[string]string {
 	modules := map[string]string{}
@@ -26,8 +27,11 @@ func effectiveVersion(m *debug.Module) string {
 	if m.Replace == nil {
 		return m.Version
 	}
-	if m.Replace.Version == "" {
+	switch {
+	case m.Replace.Version == "":
 		return "=> " + m.Replace.Path
+	case m.Replace.Path != m.Path:
+		return "=> " + m.Replace.Path + " " + m.Replace.Version
 	}
 	return m.Replace.Version
 }

@@ -16,6 +16,8 @@ func TestModules_CountsReplacementsAtTheirVersionAndFoldersByPath(t *testing.T) 
 				Replace: &debug.Module{Path: "sigs.k8s.io/cluster-api/api", Version: "v1.14.2"}},
 			{Path: "example.com/ours", Version: "v0.0.0-00010101000000-000000000000",
 				Replace: &debug.Module{Path: "../.."}},
+			{Path: "sigs.k8s.io/controller-runtime", Version: "v0.24.1",
+				Replace: &debug.Module{Path: "example.com/fork/controller-runtime", Version: "v0.24.1"}},
 		},
 	}
 	want := map[string]string{
@@ -23,6 +25,8 @@ func TestModules_CountsReplacementsAtTheirVersionAndFoldersByPath(t *testing.T) 
 		"k8s.io/api":                  "v0.36.3",
 		"sigs.k8s.io/cluster-api/api": "v1.14.2",
 		"example.com/ours":            "=> ../..",
+		// A fork at the release's version is no longer the release's.
+		"sigs.k8s.io/controller-runtime": "=> example.com/fork/controller-runtime v0.24.1",
 	}
 	got := Modules(info)
 	if len(got) != len(want) {
