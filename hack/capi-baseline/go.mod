@@ -11,8 +11,9 @@ go 1.26.0
 replace sigs.k8s.io/cluster-api/api => sigs.k8s.io/cluster-api/api v1.14.2
 
 // What the Makefile builds; listed so that `go mod tidy` keeps what it
-// needs and nothing else: the requirements below are then exactly Cluster
-// API's go.mod (cmd/core-manager/releaseset_test.go checks it).
+// needs and nothing else: the requirements below are then Cluster API's
+// go.mod's, at its versions (cmd/core-manager/releaseset_test.go checks
+// every module the binary links).
 tool sigs.k8s.io/cluster-api/core
 
 require (

@@ -1,9 +1,7 @@
 package capiversion
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,16 +83,25 @@ func clusterAPIRequirements(t *testing.T, goMod string) map[string]string {
 // taken on, and a move to another one leaves them as they are.
 var records = []string{"docs/compare/", "docs/scale/", "docs/e2e/", "docs/results.md"}
 
-// mention is a release version shortly after Cluster API's name: "Cluster
-// API v1.14.2's", "sigs.k8s.io/cluster-api v1.14.2",
-// "cluster-api-controller:v1.14.2".
-var mention = regexp.MustCompile(`(?i)(cluster[ -]api|capi)([^\n]{0,60}?)\b(v\d+\.\d+\.\d+)\b`)
+// clusterAPIName is Cluster API's name as code and docs write it, a line
+// break allowed between its words.
+var clusterAPIName = regexp.MustCompile(`(?i)cluster\s+api|cluster-api|capi`)
+
+// releaseVersion is any release version.
+var releaseVersion = regexp.MustCompile(`\bv\d+\.\d+\.\d+\b`)
 
 // otherProjects are names that put another project's version after
 // Cluster API's name.
 var otherProjects = regexp.MustCompile(`(?i)operator`)
 
+// A stale version is found two ways, outside the records and the go.sum
+// files: any version of Version's minor release other than Version, which
+// nothing but Cluster API's release uses here; and any version within 60
+// characters after Cluster API's name, unless another project's name or
+// Cluster API's name again comes first. go.mod files are read only in
+// their comments: their requirements are held by the test above.
 func TestCodeAndDocs_NameTheVersion(t *testing.T) {
+	minor := Version[:strings.LastIndex(Version, ".")+1]
 	mentions := 0
 	for _, path := range trackedFiles(t) {
 		if isRecord(path) || notOurs[path] || strings.HasSuffix(path, "go.sum") {
@@ -107,21 +114,46 @@ func TestCodeAndDocs_NameTheVersion(t *testing.T) {
 		if bytes.IndexByte(data, 0) >= 0 {
 			continue
 		}
-		for n, line := range lines(data) {
-			for _, m := range mention.FindAllStringSubmatch(line, -1) {
-				if otherProjects.MatchString(m[2]) || strings.HasPrefix(m[3], "v0.0.0") {
-					continue
-				}
-				mentions++
-				if m[3] != Version {
-					t.Errorf("%s:%d names Cluster API %s; hack/cluster-api-version says %s (hack/bump-cluster-api.sh rewrites it): %s", path, n+1, m[3], Version, strings.TrimSpace(line))
-				}
+		text := string(data)
+		if strings.HasSuffix(path, "go.mod") {
+			text = commentsOnly(text)
+		}
+		stale := func(at int, version, why string) {
+			line := strings.Count(text[:at], "\n") + 1
+			t.Errorf("%s:%d names %s %s; hack/cluster-api-version says %s (hack/bump-cluster-api.sh rewrites it)", path, line, why, version, Version)
+		}
+		for _, at := range releaseVersion.FindAllStringIndex(text, -1) {
+			if version := text[at[0]:at[1]]; strings.HasPrefix(version, minor) && version != Version {
+				stale(at[0], version, "Cluster API's minor release at")
+			}
+		}
+		for _, name := range clusterAPIName.FindAllStringIndex(text, -1) {
+			after := text[name[1]:min(len(text), name[1]+60)]
+			at := releaseVersion.FindStringIndex(after)
+			if at == nil || otherProjects.MatchString(after[:at[0]]) || clusterAPIName.MatchString(after[:at[0]]) {
+				continue
+			}
+			mentions++
+			if version := after[at[0]:at[1]]; version != Version && !strings.HasPrefix(version, "v0.0.0") {
+				stale(name[1]+at[0], version, "Cluster API")
 			}
 		}
 	}
 	if mentions < 20 {
 		t.Errorf("found %d mentions of Cluster API's version in code and docs; the pattern is broken", mentions)
 	}
+}
+
+// commentsOnly keeps the comment lines of a go.mod, blanking the others so
+// that line numbers stay.
+func commentsOnly(goMod string) string {
+	lines := strings.Split(goMod, "\n")
+	for i, line := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(line), "//") {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func isRecord(path string) bool {
@@ -142,17 +174,4 @@ func trackedFiles(t *testing.T, patterns ...string) []string {
 		t.Fatalf("git ls-files: %v", err)
 	}
 	return strings.Fields(string(out))
-}
-
-func lines(data []byte) []string {
-	var all []string
-	scanner := bufio.NewScanner(bytes.NewReader(data))
-	scanner.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
-	for scanner.Scan() {
-		all = append(all, scanner.Text())
-	}
-	if err := scanner.Err(); err != nil {
-		panic(fmt.Sprintf("read lines: %v", err))
-	}
-	return all
 }
