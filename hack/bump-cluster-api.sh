@@ -20,6 +20,8 @@
 # Then make test says what changed: the release-set, parity and
 # differential tests run against the new release's own core manager.
 set -o errexit -o nounset -o pipefail
+# sort and join must agree on the order of module paths.
+export LC_ALL=C
 
 new=${1:-}
 go=${GO:-go}
@@ -31,6 +33,20 @@ if [[ ! $new =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
 	exit 2
 fi
 old=$(cat hack/cluster-api-version)
+if [[ $new == "$old" ]]; then
+	echo "Cluster API $new is in place already" >&2
+	exit 2
+fi
+# A move that fails half-way is undone with git checkout; a tree with
+# changes of its own could not be.
+if ! git diff --quiet HEAD; then
+	echo "the tree has uncommitted changes: commit or stash them first" >&2
+	exit 2
+fi
+if ! "$go" list -m "sigs.k8s.io/cluster-api@$new" >/dev/null; then
+	echo "the module proxy does not serve sigs.k8s.io/cluster-api $new" >&2
+	exit 1
+fi
 echo "moving from Cluster API $old to $new"
 
 capi=sigs.k8s.io/cluster-api
@@ -60,7 +76,7 @@ build_list() {
 pin_to_release() {
 	local round mismatched
 	for round in 1 2 3 4; do
-		mismatched=$(join <(build_list | sort) <(sort "$release") | awk '$2 != $3 { print $1 "@" $3 }')
+		mismatched=$(join <(build_list | sort -k1,1) <(sort -k1,1 "$release") | awk '$2 != $3 { print $1 "@" $3 }')
 		if [[ -z $mismatched ]]; then
 			return 0
 		fi
@@ -70,12 +86,9 @@ pin_to_release() {
 		"$go" mod tidy
 	done
 	echo "$(pwd): modules still differ from the release's after 4 rounds:" >&2
-	join <(build_list | sort) <(sort "$release") | awk '$2 != $3' >&2
+	join <(build_list | sort -k1,1) <(sort -k1,1 "$release") | awk '$2 != $3' >&2
 	exit 1
 }
-
-echo "$new" >hack/cluster-api-version
-sed -i "s/^const Version = \".*\"$/const Version = \"$new\"/" internal/capiversion/version.go
 
 echo "hack/capi-baseline: Cluster API's core manager on its release's go.mod"
 (
@@ -117,14 +130,21 @@ echo "test: the lab"
 	"$go" mod tidy
 )
 
+old_re="\\b${old//./\\.}\\b"
 echo "code and docs naming $old"
 mapfile -t files < <(git grep -l -F "$old" -- ':!*go.sum' ':!*go.mod' ':!docs/compare/' ':!docs/scale/' ':!docs/e2e/' ':!docs/results.md' ':!hack/cluster-api-version')
 if ((${#files[@]} > 0)); then
-	sed -i "s/${old//./\\.}/$new/g" "${files[@]}"
+	sed -i "s/$old_re/$new/g" "${files[@]}"
 	printf '  %s\n' "${files[@]}"
 fi
-# Module comments name the release too.
-sed -i "s/${old//./\\.}/$new/g" go.mod cmd/core-manager/go.mod hack/capi-baseline/go.mod hack/capi-providers/go.mod
+# The go.mod files' comments name the release too; their requirements are
+# go get's.
+sed -i "/^[[:space:]]*\/\//s/$old_re/$new/g" go.mod cmd/core-manager/go.mod hack/capi-baseline/go.mod hack/capi-providers/go.mod test/go.mod
+
+# The one place, last, so that a move that fails leaves it naming the
+# release the tree is still on.
+echo "$new" >hack/cluster-api-version
+sed -i "s/^const Version = \".*\"$/const Version = \"$new\"/" internal/capiversion/version.go
 
 echo "generated files"
 make --no-print-directory generate
