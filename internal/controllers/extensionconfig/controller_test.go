@@ -114,10 +114,11 @@ func startControllerWith(t *testing.T, clientOpts rtclient.Options, rediscovery 
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
+	hangs := shutdownhang.Watch()
 	go func() { done <- mgr.Start(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		shutdownhang.Check(t, <-done)
+		hangs.Check(t, <-done)
 	})
 	return &harness{registry: reg, logs: logs, mgr: mgr}
 }

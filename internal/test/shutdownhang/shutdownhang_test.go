@@ -36,6 +36,10 @@ func TestHandOffStuck_CountsOnlyBlockedHandOffs(t *testing.T) {
 		{name: "a hand-off waiting for work", want: 0, dump: "goroutine 7 [select]:\n" +
 			"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue.(*priorityqueue[...]).handleReadyItems(...)\n"},
 		{name: "another goroutine sending", want: 0, dump: "goroutine 8 [chan send]:\nmain.produce()\n"},
+		{name: "two blocked hand-offs", want: 2, dump: "goroutine 7 [chan send]:\n" +
+			"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue.(*priorityqueue[...]).handleReadyItems.func1.1(...)\n\n" +
+			"goroutine 9 [chan send]:\n" +
+			"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue.(*priorityqueue[...]).handleReadyItems.func1.1(...)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,11 +50,31 @@ func TestHandOffStuck_CountsOnlyBlockedHandOffs(t *testing.T) {
 	}
 }
 
-func TestCheck_FailsOnOtherErrors(t *testing.T) {
-	recorder := &failRecorder{TB: t}
-	Check(recorder, errors.New("leader election lost"))
-	if !recorder.failed {
-		t.Error("Check let an error that is no shutdown hang pass")
+func TestDoneBlocked_CountsWorkersWaitingForTheLock(t *testing.T) {
+	dump := "goroutine 12 [sync.Mutex.Lock, 1 minutes]:\n" +
+		"sync.(*Mutex).Lock(...)\n" +
+		"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue.(*priorityqueue[...]).Done(0xc0, {0x1, 0x2})\n\n" +
+		"goroutine 13 [select]:\n" +
+		"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue.(*priorityqueue[...]).GetWithPriority(...)\n"
+	if got := DoneBlocked(dump); got != 1 {
+		t.Errorf("DoneBlocked = %d, want 1", got)
+	}
+}
+
+func TestCheck_FailsOnEveryOtherError(t *testing.T) {
+	for _, err := range []error{
+		errors.New("leader election lost"),
+		// The manager's aggregate of the error it stopped on and the grace
+		// period's: the first is a real failure.
+		errors.New("[leader election lost, failed waiting for all runnables to end within grace period of 30s: context deadline exceeded]"),
+		// The grace period alone, with no hung queue in the process.
+		errors.New("failed waiting for all runnables to end within grace period of 30s: context deadline exceeded"),
+	} {
+		recorder := &failRecorder{TB: t}
+		Watch().Check(recorder, err)
+		if !recorder.failed {
+			t.Errorf("Check let %q pass", err)
+		}
 	}
 }
 

@@ -36,9 +36,10 @@ func Start(t testing.TB, config *rest.Config, opts standalone.Options) ctrl.Mana
 func Run(t testing.TB, ctx context.Context, cancel context.CancelFunc, mgr ctrl.Manager) {
 	t.Helper()
 	done := make(chan error, 1)
+	hangs := shutdownhang.Watch()
 	go func() { done <- mgr.Start(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		shutdownhang.Check(t, <-done)
+		hangs.Check(t, <-done)
 	})
 }
