@@ -1,8 +1,12 @@
-// Package ociimage builds the controller's container image without Docker
+// Package ociimage builds the project's container images without Docker
 // or a registry: one layer on an empty base holding the static binary, the
 // CA certificates it verifies extensions with, and an /etc/passwd naming
-// the non-root user it runs as. The result is a tarball that `docker load`
-// and `crane push` accept.
+// the non-root user it runs as. Write writes one image, for the
+// architecture its binary is built for, as a tarball that `docker load`
+// and `crane push` accept; WriteIndex writes the multi-arch image index
+// Cluster API publishes its managers as (amd64, arm64, arm/v7, ppc64le,
+// s390x), one such image per platform, as an OCI layout archive that
+// `ctr images import` and `crane push` accept.
 //
-// It is for the image tool; the controller binary never links it.
+// It is for the image tool; no shipped binary links it.
 package ociimage

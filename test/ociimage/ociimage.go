@@ -4,13 +4,10 @@ import (
 	"archive/tar"
 	"bytes"
 	"cmp"
-	"debug/elf"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -52,9 +49,37 @@ type Options struct {
 	// Title is the image's org.opencontainers.image.title; empty means
 	// runtime-sdk-controller.
 	Title string
+	// Version and Revision are the release's version and the source
+	// revision it is built from, its org.opencontainers.image.version and
+	// .revision; empty leaves them out (a development image).
+	Version, Revision string
+	// Source is the repository the image is built from, its
+	// org.opencontainers.image.source; empty means DefaultSource.
+	Source string
 }
 
+// DefaultSource is the project's repository.
+const DefaultSource = "https://github.com/runtime-sdk-controller/runtime-sdk-controller"
+
 func (o Options) pathInImage() string { return cmp.Or(o.PathInImage, BinaryPath) }
+
+// labels are the OCI keys that say what the image is and where it comes
+// from: each image's config carries them as labels, and an image index as
+// its annotations, so that a reader finds them whether it looks at the
+// index or at the image a runtime picked from it.
+func (o Options) labels() map[string]string {
+	l := map[string]string{
+		"org.opencontainers.image.title":  cmp.Or(o.Title, "runtime-sdk-controller"),
+		"org.opencontainers.image.source": cmp.Or(o.Source, DefaultSource),
+	}
+	if o.Version != "" {
+		l["org.opencontainers.image.version"] = o.Version
+	}
+	if o.Revision != "" {
+		l["org.opencontainers.image.revision"] = o.Revision
+	}
+	return l
+}
 
 // Write builds the image and writes it to out as an OCI image layout
 // archive (oci-layout, index.json, blobs) that also carries Docker's
@@ -69,21 +94,7 @@ func Write(out string, o Options) error {
 	if err != nil {
 		return fmt.Errorf("tag %q: %w", o.Tag, err)
 	}
-	// Written beside out and renamed, so that a failure never leaves a
-	// partial archive where a good one was.
-	f, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := writeArchive(f, img, tag); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), out)
+	return writeAtomically(out, func(f *os.File) error { return writeArchive(f, img, tag) })
 }
 
 // Build returns the image.
@@ -92,7 +103,7 @@ func Build(o Options) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("binary: %w", err)
 	}
-	arch, err := staticArch(o.Binary)
+	platform, err := BinaryPlatform(o.Binary)
 	if err != nil {
 		return nil, err
 	}
@@ -120,17 +131,14 @@ func Build(o Options) (v1.Image, error) {
 		return nil, err
 	}
 	cfg = cfg.DeepCopy()
-	cfg.Architecture, cfg.OS = arch, "linux"
+	cfg.OS, cfg.Architecture, cfg.Variant = platform.OS, platform.Architecture, platform.Variant
 	cfg.Created = v1.Time{Time: o.Created}
 	cfg.Config = v1.Config{
 		Entrypoint: []string{o.pathInImage()},
 		User:       User,
 		WorkingDir: "/",
 		Env:        []string{"SSL_CERT_FILE=" + CertsPath},
-		Labels: map[string]string{
-			"org.opencontainers.image.title":  cmp.Or(o.Title, "runtime-sdk-controller"),
-			"org.opencontainers.image.source": "https://github.com/runtime-sdk-controller/runtime-sdk-controller",
-		},
+		Labels:     o.labels(),
 	}
 	return mutate.ConfigFile(img, cfg)
 }
@@ -180,27 +188,4 @@ func layerContents(binaryPath string, binary, certs []byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// staticArch names the binary's architecture as OCI does, and refuses a
-// dynamically linked binary (the image has no libc) or an architecture the
-// image is not built for.
-func staticArch(binary string) (string, error) {
-	f, err := elf.Open(binary)
-	if err != nil {
-		return "", fmt.Errorf("binary %s is not an ELF executable: %w", binary, err)
-	}
-	defer f.Close()
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			return "", errors.New("binary " + binary + " is dynamically linked; build it with CGO_ENABLED=0")
-		}
-	}
-	switch f.Machine {
-	case elf.EM_X86_64:
-		return "amd64", nil
-	case elf.EM_AARCH64:
-		return "arm64", nil
-	}
-	return "", fmt.Errorf("binary %s: architecture %s is not one the image is built for (amd64, arm64)", binary, f.Machine)
 }

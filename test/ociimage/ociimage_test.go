@@ -2,12 +2,14 @@ package ociimage
 
 import (
 	"archive/tar"
+	"crypto/sha256"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -17,27 +19,20 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/ociimage/ociimagetest"
 )
 
 // systemRoots is the bundle `make image` puts in the image.
 const systemRoots = "/etc/ssl/certs/ca-certificates.crt"
 
-// staticProgram builds a small static Go program: what the image is made
-// of is tested here, and a static build of the whole controller would
-// recompile every package without cgo (make image does that).
-func staticProgram(t *testing.T, dir string) string {
+// hostProgram builds a small static program for Linux on this machine's
+// architecture: what the image is made of is tested here, and a static
+// build of the whole controller would recompile every package without cgo
+// (make image does that).
+func hostProgram(t *testing.T, dir string) string {
 	t.Helper()
-	src := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(src, []byte("package main\n\nfunc main() { println(\"ok\") }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	binary := filepath.Join(dir, "runtime-sdk-controller")
-	build := exec.Command("go", "build", "-o", binary, src)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOFLAGS=")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return binary
+	return ociimagetest.StaticProgram(t, dir, "runtime-sdk-controller", v1.Platform{OS: "linux", Architecture: runtime.GOARCH})
 }
 
 func TestWrite_TheImageRunsTheStaticControllerAsNonRootWithRootsAndNoShell(t *testing.T) {
@@ -45,7 +40,7 @@ func TestWrite_TheImageRunsTheStaticControllerAsNonRootWithRootsAndNoShell(t *te
 		t.Skipf("no CA bundle on this machine: %v", err)
 	}
 	dir := t.TempDir()
-	binary := staticProgram(t, dir)
+	binary := hostProgram(t, dir)
 	out := filepath.Join(dir, "image.tar")
 	if err := Write(out, Options{Binary: binary, CACertificates: systemRoots, Tag: "runtime-sdk-controller:latest"}); err != nil {
 		t.Fatal(err)
@@ -135,7 +130,7 @@ func TestBuild_ADynamicallyLinkedBinaryIsRefused(t *testing.T) {
 	if err != nil {
 		t.Skip("no ls")
 	}
-	if _, err := staticArch(dynamic); err == nil {
+	if _, err := BinaryPlatform(dynamic); err == nil {
 		t.Skipf("%s is static on this machine", dynamic)
 	}
 	_, err = Build(Options{Binary: dynamic, CACertificates: systemRoots, Tag: "x:latest"})
@@ -190,7 +185,7 @@ func TestBuild_PathInImageIsTheBinaryAndTheEntrypoint(t *testing.T) {
 	if _, err := os.Stat(systemRoots); err != nil {
 		t.Skipf("no CA bundle on this machine: %v", err)
 	}
-	binary := staticProgram(t, t.TempDir())
+	binary := hostProgram(t, t.TempDir())
 	img, err := Build(Options{Binary: binary, CACertificates: systemRoots, PathInImage: "/manager", Title: "core-manager"})
 	if err != nil {
 		t.Fatal(err)
@@ -214,14 +209,15 @@ func TestBuild_PathInImageIsTheBinaryAndTheEntrypoint(t *testing.T) {
 	}
 }
 
-// imageFile is one file of an image's filesystem; data is read for files
-// under 64 KiB only.
+// imageFile is one file of an image's filesystem; data is kept for files
+// under 64 KiB only, sum for every file.
 type imageFile struct {
 	size int64
 	mode int64
 	uid  int
 	dir  bool
 	data []byte
+	sum  [sha256.Size]byte
 }
 
 // imageFiles reads img's filesystem, keyed by absolute path.
@@ -240,10 +236,13 @@ func imageFiles(t *testing.T, img v1.Image) map[string]imageFile {
 			t.Fatal(err)
 		}
 		f := imageFile{size: h.Size, mode: h.Mode, uid: h.Uid, dir: h.Typeflag == tar.TypeDir}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.sum = sha256.Sum256(data)
 		if h.Size < 64<<10 {
-			if f.data, err = io.ReadAll(tr); err != nil {
-				t.Fatal(err)
-			}
+			f.data = data
 		}
 		files[path.Clean("/"+h.Name)] = f
 	}

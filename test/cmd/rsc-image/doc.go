@@ -1,5 +1,9 @@
-// Command rsc-image writes the controller's container image as a tarball
-// (`make image`): a static binary, CA certificates and a non-root user on an
-// empty base, built in Go, so neither Docker nor a registry is needed. Load
-// it with `docker load -i FILE`, or push it with `crane push FILE REF`.
+// Command rsc-image writes the project's container images as tarballs
+// (`make image`, `make core-manager-image`, `make node-images`, `make
+// release`): a static binary, CA certificates and a non-root user on an
+// empty base, built in Go, so neither Docker nor a registry is needed.
+// With --index it writes a multi-arch image index, one image per --binary,
+// each under the platform the binary is built for. Load an image with
+// `docker load -i FILE` or an index with `ctr images import FILE`, or push
+// either with `crane push FILE REF`.
 package main
