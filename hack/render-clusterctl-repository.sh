@@ -35,35 +35,16 @@ if [ $# -ne 4 ] || [ -z "$2" ] || [ -z "$3" ]; then
 fi
 data=$1 version=$2 drop_in_image=$3 out=$4
 
-need() { # file...
-	for f in "$@"; do
-		if [ ! -s "$f" ]; then
-			echo "render-clusterctl-repository: $f is missing or empty" >&2
-			exit 1
-		fi
-	done
-}
+. "$(dirname "$0")/lib/clusterctl-release.sh"
 
 tmp="$out.tmp"
 rm -rf "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 # release SOURCE_FOLDER LABEL FILE IMAGE [BASE]: one provider's release
-# folder, its components file with its manager's image set and its pull
-# policy IfNotPresent, and its metadata.yaml.
+# folder under BASE (default cluster-api), from its folder in
+# PROVIDERS_DATA.
 release() {
-	local source=$data/$1/components.yaml metadata=$data/$1/metadata.yaml dir=$tmp/${5:-cluster-api}/$2/$version
-	need "$source" "$metadata"
-	mkdir -p "$dir"
-	local images
-	images=$(grep -c '^        image: ' "$source" || true)
-	if [ "$images" != 1 ]; then
-		echo "render-clusterctl-repository: $source has $images manager images, want one" >&2
-		exit 1
-	fi
-	sed -e "s|^        image: .*|        image: $4|" \
-		-e 's|^        imagePullPolicy: Always$|        imagePullPolicy: IfNotPresent|' "$source" >"$dir/$3"
-	cp "$metadata" "$dir/metadata.yaml"
-	chmod u+w "$dir/metadata.yaml"
+	clusterctl_release "$data/$1/components.yaml" "$data/$1/metadata.yaml" "$tmp/${5:-cluster-api}/$2/$version" "$3" "$4"
 }
 registry=registry.k8s.io/cluster-api
 staging=gcr.io/k8s-staging-cluster-api
