@@ -69,6 +69,13 @@ $(ETCD): hack/tools/etcd/go.sum hack/tools/etcd/main.go
 $(GOLANGCI_LINT): hack/tools/golangci-lint/go.sum
 	cd hack/tools/golangci-lint && $(GO) build -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
+# cyclonedx-gomod writes the release's SBOMs; its module keeps its
+# dependencies out of the others' graphs. A cold build takes under a minute.
+CYCLONEDX_GOMOD := $(BIN)/cyclonedx-gomod
+
+$(CYCLONEDX_GOMOD): hack/tools/cyclonedx/go.sum
+	cd hack/tools/cyclonedx && $(GO) build -o $@ github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
+
 ##@ Real node
 
 # What a one-node Kubernetes cluster on this machine runs beside etcd and
@@ -151,6 +158,53 @@ NODE_DIR ?= $(CURDIR)/.local/node
 .PHONY: node-test
 node-test: node-packages tools capi-providers clusterctl-repository $(CAPI_OPERATOR_DATA) node-binaries node-images ## Start a one-node Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd with runc, kubelet, kube-proxy, CNI) in a network namespace of its own, run the tests that need it, stop it and check that nothing is left (as root; not part of make test; data and logs in .local/node).
 	cd test && RSC_BIN_DIR=$(BIN) RSC_NODE_TEST=1 RSC_NODE_DIR=$(NODE_DIR) RSC_NODE_IMAGES=$(NODE_IMAGES) $(GO) test -count=1 -timeout 90m -v ./node/
+
+##@ Release
+
+# make release writes the drop-in's release into out/ as Cluster API ships
+# its own (hack/release.sh says what each file is): the image as one
+# multi-arch OCI image index, clusterctl's release folder of the core
+# provider, the read-only tools' binaries, an SBOM of every binary shipped
+# and checksums.txt.
+RELEASE_DIR ?= $(ROOT)/out
+# The platforms Cluster API publishes its managers for; test/release holds
+# this list equal to test/ociimage.Platforms, the ones the image writer
+# accepts.
+RELEASE_PLATFORMS := linux/amd64 linux/arm64 linux/arm/v7 linux/ppc64le linux/s390x
+# The release's version says which Cluster API it is built on and from
+# which commit (v1.14.2-rsc.<commit>); set it for a named release, such as
+# RELEASE_VERSION=v1.14.2-rsc.1. The image is named after it.
+RELEASE_VERSION ?= $(CAPI_VERSION)-rsc.$(shell git rev-parse --short HEAD 2>/dev/null || echo dev)
+RELEASE_REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+RELEASE_IMAGE ?= registry.example.com/capi/core-manager:$(RELEASE_VERSION)
+# Where the cross-built binaries go: $(RELEASE_BIN)/OS-ARCH[-VARIANT]/NAME.
+RELEASE_BIN := $(BIN)/release
+RSC_IMAGE := $(BIN)/rsc-image
+
+# cross-build MODULE_DIR PACKAGE NAME builds PACKAGE in the module at
+# MODULE_DIR for each of RELEASE_PLATFORMS into
+# $(RELEASE_BIN)/OS-ARCH[-VARIANT]/NAME, static and with -trimpath as
+# Cluster API builds its release, arm/v7 as GOARM=7. Go's build cache makes
+# it incremental.
+define cross-build
+	@for p in $(RELEASE_PLATFORMS); do \
+		IFS=/ read -r os arch variant <<<"$$p"; \
+		echo "building $(3) for $$p"; \
+		(cd $(1) && env CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $${variant:+GOARM=$${variant#v}} \
+			$(GO) build -trimpath -o $(RELEASE_BIN)/$${p//\//-}/$(3) $(2)) || exit 1; \
+	done
+endef
+
+.PHONY: release-binaries
+release-binaries: ## Cross-build the drop-in and bin/runtime-sdk-controller's read-only tools for RELEASE_PLATFORMS (linux/amd64, arm64, arm/v7, ppc64le, s390x) into bin/release/OS-ARCH[-VARIANT]/, static.
+	$(call cross-build,cmd/core-manager,.,core-manager)
+	$(call cross-build,.,./cmd/runtime-sdk-controller,runtime-sdk-controller)
+
+.PHONY: release
+release: release-binaries $(CYCLONEDX_GOMOD) $(CAPI_PROVIDERS_DATA) ## Write the drop-in's release into out/ (RELEASE_DIR): its image as one multi-arch OCI image index named RELEASE_IMAGE, clusterctl's release folder of the core provider, the read-only tools' binaries, a CycloneDX SBOM of every binary and checksums.txt; RELEASE_VERSION defaults to v1.14.2-rsc.<commit> (not part of make test).
+	cd test && $(GO) build -o $(RSC_IMAGE) ./cmd/rsc-image
+	hack/release.sh all "$(RSC_IMAGE)" "$(CYCLONEDX_GOMOD)" "$(CAPI_PROVIDERS_DATA)" "$(CAPI_VERSION)" "$(RELEASE_PLATFORMS)" \
+		"$(RELEASE_BIN)" "$(RELEASE_VERSION)" "$(RELEASE_REVISION)" "$(RELEASE_IMAGE)" "$(RELEASE_DIR)"
 
 ##@ Cluster API baseline
 
@@ -361,7 +415,7 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, er
 	done
 
 .PHONY: test
-test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) core-manager build verify-generate lint ## Run every test (unit, envtest, the differential tests against Cluster API's own manager, and Cluster API's provisioning flow with its own providers under the drop-in) with the race detector.
+test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) $(CYCLONEDX_GOMOD) core-manager build verify-generate lint ## Run every test (unit, envtest, the differential tests against Cluster API's own manager, and Cluster API's provisioning flow with its own providers under the drop-in) with the race detector.
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi
