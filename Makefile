@@ -129,14 +129,14 @@ CAPI_OPERATOR_VERSION := v0.29.0
 CAPI_OPERATOR_DATA := $(BIN)/capi-operator-data
 
 .PHONY: node-images
-node-images: ## Write the real node's images as OCI archives into bin/node/images, every binary static and non-root: the sandbox (rsc-pause:node), the sample extension (sample-extension:node), the drop-in (rsc.lab/core-manager:dev) and Cluster API v1.14.2's core manager, CABPK, KCP, Docker/in-memory provider and test extension (rsc.lab/NAME:v1.14.2, /manager as their Deployments run it), and the Cluster API Operator v0.29.0 (rsc.lab/cluster-api-operator:v0.29.0).
+node-images: ## Write the real node's images as OCI archives into bin/node/images, every binary static and non-root: the sandbox (rsc-pause:node), the sample extension (sample-extension:node), the drop-in (rsc.lab/core-manager:dev, the release's multi-arch image index, built as make release builds it) and Cluster API v1.14.2's core manager, CABPK, KCP, Docker/in-memory provider and test extension (rsc.lab/NAME:v1.14.2, /manager as their Deployments run it), and the Cluster API Operator v0.29.0 (rsc.lab/cluster-api-operator:v0.29.0).
 	@mkdir -p $(NODE_IMAGES) $(BIN)/linux
 	cd test && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/ ./cmd/rsc-pause ./cmd/sample-extension
-	cd test && $(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
+	cd test && $(GO) build -o $(RSC_IMAGE) ./cmd/rsc-image
 	$(BIN)/rsc-image --binary $(BIN)/linux/rsc-pause --path-in-image /pause --title rsc-pause --tag rsc-pause:node --out $(NODE_IMAGES)/rsc-pause.tar
 	$(BIN)/rsc-image --binary $(BIN)/linux/sample-extension --path-in-image /sample-extension --title sample-extension --tag sample-extension:node --out $(NODE_IMAGES)/sample-extension.tar
-	cd cmd/core-manager && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/core-manager .
-	$(BIN)/rsc-image --binary $(BIN)/linux/core-manager --path-in-image /manager --title core-manager --tag rsc.lab/core-manager:dev --out $(NODE_IMAGES)/core-manager.tar
+	$(call cross-build,cmd/core-manager,.,core-manager)
+	hack/release.sh image "$(RSC_IMAGE)" "$(RELEASE_PLATFORMS)" "$(RELEASE_BIN)" "$(RELEASE_VERSION)" "$(RELEASE_REVISION)" rsc.lab/core-manager:dev $(NODE_IMAGES)/core-manager.tar
 	cd hack/capi-operator && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/cluster-api-operator sigs.k8s.io/cluster-api-operator/cmd
 	$(BIN)/rsc-image --binary $(BIN)/linux/cluster-api-operator --path-in-image /manager --title cluster-api-operator --tag rsc.lab/cluster-api-operator:$(CAPI_OPERATOR_VERSION) --out $(NODE_IMAGES)/cluster-api-operator.tar
 	@for spec in $(NODE_CAPI_IMAGES); do \
@@ -165,7 +165,8 @@ node-test: node-packages tools capi-providers clusterctl-repository $(CAPI_OPERA
 # its own (hack/release.sh says what each file is): the image as one
 # multi-arch OCI image index, clusterctl's release folder of the core
 # provider, the read-only tools' binaries, an SBOM of every binary shipped
-# and checksums.txt.
+# and checksums.txt. make node-images writes the node's drop-in with the
+# same script, from the same binaries.
 RELEASE_DIR ?= $(ROOT)/out
 # The platforms Cluster API publishes its managers for; test/release holds
 # this list equal to test/ociimage.Platforms, the ones the image writer

@@ -233,6 +233,26 @@ func (m *Management) CoreImage(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("the Deployment %s has no container named manager", Core.Deployment)
 }
 
+// ImageIDs returns, for each of the component's Pods, the image ID
+// kubelet reports for its manager container: for an image imported by
+// name only, as the node's are, the digest of the config of the platform
+// containerd picked.
+func (m *Management) ImageIDs(ctx context.Context, comp Component) (map[string]string, error) {
+	pods, err := m.pods(ctx, comp)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]string{}
+	for _, p := range pods {
+		for _, c := range p.Status.ContainerStatuses {
+			if c.Name == "manager" {
+				ids[p.Name] = c.ImageID
+			}
+		}
+	}
+	return ids, nil
+}
+
 // servingCA reads the CA of the component's serving certificate from the
 // Secret its Certificate names.
 func (m *Management) servingCA(ctx context.Context, comp Component) ([]byte, error) {

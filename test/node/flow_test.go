@@ -4,17 +4,22 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/v1/types"
+
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capiflow"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capinode"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/node"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/ociimage"
 )
 
 // Cluster API's own provisioning flow with every manager as a Pod, as
@@ -66,6 +71,9 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 		t.Fatalf("install Cluster API's components: %v", err)
 	}
 	t.Logf("Cluster API's components installed and rolled out in %.1fs", time.Since(began).Seconds())
+	if coreImage == capinode.DropInImage {
+		checkDropInImage(ctx, t, n, m)
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, comp := range capinode.Components {
@@ -102,6 +110,46 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 	stopSampling()
 	t.Log(result.Summary())
 	t.Log(usage.report())
+}
+
+// checkDropInImage checks that containerd holds the drop-in as make
+// node-images wrote it, the release's multi-arch image index, and that
+// every core Pod runs the index's image for the node's platform.
+func checkDropInImage(ctx context.Context, t *testing.T, n *node.Node, m *capinode.Management) {
+	t.Helper()
+	archive := filepath.Join(os.Getenv(imagesEnv), "core-manager.tar")
+	written, err := ociimage.ReadIndexArchive(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := n.Image(capinode.DropInImage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held.MediaType != string(types.OCIImageIndex) || held.Digest != written.Digest.String() {
+		t.Errorf("containerd holds %s as %s %s, want the image index %s of %s", capinode.DropInImage, held.MediaType, held.Digest, written.Digest, archive)
+	}
+	if len(held.Platforms) != len(written.Images) {
+		t.Errorf("containerd's index lists %v, the archive's %d platforms", held.Platforms, len(written.Images))
+	}
+	want, ok := written.Image(node.Platform)
+	if !ok {
+		t.Fatalf("%s has no %s image", archive, node.Platform)
+	}
+	ids, err := m.ImageIDs(ctx, capinode.Core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) == 0 {
+		t.Error("no core Pod reports an image")
+	}
+	for pod, id := range ids {
+		if !strings.HasSuffix(id, want.Config.String()) {
+			t.Errorf("Pod %s runs image %q, want the %s image of the index, config %s", pod, id, node.Platform, want.Config)
+		}
+	}
+	t.Logf("%s is the image index %s of %d platforms; the core Pods run its %s image (config %s)",
+		capinode.DropInImage, held.Digest, len(held.Platforms), node.Platform, want.Config)
 }
 
 // checkForbidden fails the test for every request a manager's log says

@@ -400,9 +400,14 @@ func (n *Node) ctr(args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// Platform is the node's, the one image of a multi-arch index containerd
+// imports and unpacks (ctr fetches only the host's platform by default,
+// and is told so), and the one kubelet's containers then run.
+const Platform = "linux/amd64"
+
 func (n *Node) importImages(context.Context) error {
 	for _, archive := range n.opts.Images {
-		if out, err := n.ctr("images", "import", "--platform", "linux/amd64", archive); err != nil {
+		if out, err := n.ctr("images", "import", "--platform", Platform, archive); err != nil {
 			return fmt.Errorf("import %s: %v: %s", archive, err, out)
 		}
 	}
@@ -414,6 +419,35 @@ func (n *Node) importImages(context.Context) error {
 		return fmt.Errorf("the sandbox image %s is not among the images imported (%s): pass its archive", PauseImage, strings.ReplaceAll(out, "\n", ", "))
 	}
 	return nil
+}
+
+// ImageRecord is containerd's record of an image name: the media type and
+// digest of what the name points at (for a multi-arch image, the index),
+// and every platform that lists, as os/arch[/variant].
+type ImageRecord struct {
+	MediaType, Digest string
+	Platforms         []string
+}
+
+// Image reads containerd's record of the image named ref, in kubelet's
+// namespace, as `ctr images ls` prints it: REF TYPE DIGEST SIZE (a number
+// and a unit) PLATFORMS LABELS, the last two without spaces.
+func (n *Node) Image(ref string) (ImageRecord, error) {
+	out, err := n.ctr("images", "ls", "name=="+ref)
+	if err != nil {
+		return ImageRecord{}, fmt.Errorf("list image %s: %v: %s", ref, err, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 7 || fields[0] != ref {
+			continue
+		}
+		return ImageRecord{
+			MediaType: fields[1], Digest: fields[2],
+			Platforms: strings.Split(fields[len(fields)-2], ","),
+		}, nil
+	}
+	return ImageRecord{}, fmt.Errorf("containerd holds no image %s:\n%s", ref, out)
 }
 
 func (n *Node) startKubelet(ctx context.Context) error {
