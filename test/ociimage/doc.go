@@ -6,7 +6,7 @@
 // and `crane push` accept; WriteIndex writes the multi-arch image index
 // Cluster API publishes its managers as (amd64, arm64, arm/v7, ppc64le,
 // s390x), one such image per platform, as an OCI layout archive that
-// `ctr images import` and `crane push` accept.
+// `ctr images import` accepts (and `crane push`, once unpacked).
 //
 // It is for the image tool; no shipped binary links it.
 package ociimage

@@ -60,8 +60,8 @@ func BuildIndex(binaries []string, o Options) (v1.ImageIndex, error) {
 // WriteIndex builds the image index of binaries (BuildIndex) and writes
 // it to out as an OCI image layout archive whose index.json names the
 // index as o.Tag: what `ctr images import` reads (it records the index
-// under the tag and unpacks the image of the platform asked for), as do
-// `crane push` and `skopeo copy oci-archive:`.
+// under the tag and unpacks the image of the platform asked for), and,
+// once unpacked into a folder, what `crane push` pushes as the index.
 func WriteIndex(out string, binaries []string, o Options) error {
 	idx, err := BuildIndex(binaries, o)
 	if err != nil {

@@ -4,6 +4,7 @@
 // empty base, built in Go, so neither Docker nor a registry is needed.
 // With --index it writes a multi-arch image index, one image per --binary,
 // each under the platform the binary is built for. Load an image with
-// `docker load -i FILE` or an index with `ctr images import FILE`, or push
-// either with `crane push FILE REF`.
+// `docker load -i FILE` and push it with `crane push FILE REF`; import an
+// index with `ctr images import FILE`, or unpack it into a folder and push
+// it with `crane push FOLDER REF`.
 package main

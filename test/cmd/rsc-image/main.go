@@ -43,12 +43,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return err
 		}
-		what := "docker load -i " + out
 		if index {
-			what = fmt.Sprintf("an image index of %d platforms: ctr images import %s", len(binaries), out)
+			_, err = fmt.Fprintf(stdout, "wrote %s (%s, an image index of %d platforms, %.1f MB): ctr images import %s, or unpack it into a folder and crane push FOLDER REGISTRY/%s:TAG\n",
+				out, o.Tag, len(binaries), float64(info.Size())/1e6, out, o.Title)
+			return err
 		}
-		_, err = fmt.Fprintf(stdout, "wrote %s (%s, %.1f MB): %s, or crane push %s REGISTRY/%s:TAG\n",
-			out, o.Tag, float64(info.Size())/1e6, what, out, o.Title)
+		_, err = fmt.Fprintf(stdout, "wrote %s (%s, %.1f MB): docker load -i %s, or crane push %s REGISTRY/%s:TAG\n",
+			out, o.Tag, float64(info.Size())/1e6, out, out, o.Title)
 		return err
 	})
 }
