@@ -74,7 +74,7 @@ $(GOLANGCI_LINT): hack/tools/golangci-lint/go.sum
 CYCLONEDX_GOMOD := $(BIN)/cyclonedx-gomod
 
 $(CYCLONEDX_GOMOD): hack/tools/cyclonedx/go.sum
-	cd hack/tools/cyclonedx && $(GO) build -o $@ github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
+	cd hack/tools/cyclonedx && CGO_ENABLED=0 $(GO) build -trimpath -o $@ github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
 
 ##@ Real node
 
@@ -175,8 +175,11 @@ RELEASE_PLATFORMS := linux/amd64 linux/arm64 linux/arm/v7 linux/ppc64le linux/s3
 # The release's version says which Cluster API it is built on and from
 # which commit (v1.14.2-rsc.<commit>); set it for a named release, such as
 # RELEASE_VERSION=v1.14.2-rsc.1. The image is named after it.
-RELEASE_VERSION ?= $(CAPI_VERSION)-rsc.$(shell git rev-parse --short HEAD 2>/dev/null || echo dev)
-RELEASE_REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+# A tree with uncommitted changes is said to be one (-dirty), so that no
+# release claims a commit it was not built from. Read once per make run.
+RELEASE_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo dev)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+RELEASE_VERSION ?= $(CAPI_VERSION)-rsc.$(RELEASE_COMMIT)
+RELEASE_REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(findstring -dirty,$(RELEASE_COMMIT))
 RELEASE_IMAGE ?= registry.example.com/capi/core-manager:$(RELEASE_VERSION)
 # Where the cross-built binaries go: $(RELEASE_BIN)/OS-ARCH[-VARIANT]/NAME.
 RELEASE_BIN := $(BIN)/release

@@ -7,9 +7,9 @@
 #                                 image index of PLATFORMS (rsc-image
 #                                 --index), named IMAGE, in an OCI layout
 #                                 archive (ctr images import, crane push)
-#   cluster-api/CAPI_VERSION/     our release of clusterctl's core provider
-#     core-components.yaml        (a GitHub release's assets, and a local
-#     metadata.yaml               repository's folder): Cluster API's core
+#   cluster-api/CAPI_VERSION/     our release of clusterctl's core provider,
+#     core-components.yaml        laid out as a clusterctl local repository
+#     metadata.yaml               (providers: url:): Cluster API's core
 #                                 components with IMAGE, and its metadata
 #   runtime-sdk-controller-<os>-<arch>[-<variant>]
 #                                 the read-only tools (observe mode,
@@ -82,6 +82,11 @@ write_all() {
 		write_sbom "$cyclonedx" "$p" "$tmp/runtime-sdk-controller-$folder" "$version" "$tmp/runtime-sdk-controller-$folder.cdx.json"
 	done
 	(cd "$tmp" && find . -type f ! -name checksums.txt | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum >checksums.txt)
+	# RELEASE_DIR is the user's to set: replace only a release, or nothing.
+	if [ -e "$out" ] && [ ! -e "$out/checksums.txt" ]; then
+		echo "release.sh: $out exists and holds no release (no checksums.txt): not replacing it" >&2
+		exit 1
+	fi
 	rm -rf "$out" && mv "$tmp" "$out"
 	trap - EXIT
 	echo "wrote $out: $(cd "$out" && find . -type f | wc -l) files"

@@ -243,5 +243,9 @@ func writeAtomically(out string, write func(*os.File) error) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
+	// CreateTemp makes the file 0600; an archive is for others to read.
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
 	return os.Rename(f.Name(), out)
 }
