@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(parentDirEnv); dir != "" {
 		os.Exit(runParent(dir))
 	}
+	if low := os.Getenv(reserverLowEnv); low != "" {
+		os.Exit(runReserver(low))
+	}
 	os.Exit(m.Run())
 }
 

@@ -2,6 +2,7 @@ package localcluster
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 )
@@ -87,11 +89,19 @@ func (c *Cluster) saveFile(name string, v any) error {
 const firstFreePort = 24000
 
 // handedOut are the ports FreePort returned in this process, never returned
-// twice: two picks before either is bound would otherwise race.
+// twice: two picks before either is bound would otherwise race. Each is also
+// held reserved, for as long as this process lives, by a lock on a file in
+// reservationDir: a test and the tools it starts (rsc-dev, a manager's
+// control plane) each pick ports, and a port one of them picked and has not
+// bound yet must not be handed to the other.
 var handedOut = struct {
 	sync.Mutex
-	ports map[int]bool
+	ports    map[int]bool
+	reserved []*os.File
 }{ports: map[int]bool{}}
+
+// reservationDir holds one lock file per port handed out on this machine.
+var reservationDir = filepath.Join(os.TempDir(), "rsc-localcluster-ports")
 
 // FreePort returns a TCP port that was free on every address a moment ago,
 // for a process the caller starts to listen on. It is picked below the
@@ -99,26 +109,64 @@ var handedOut = struct {
 // it, such as listening on port 0 returns, can be given to any outgoing
 // connection before that process binds it, which then fails with "address
 // already in use" (Cluster API's test extension did, binding all addresses).
+// No other process calling FreePort gets it while this one lives.
 func FreePort() (int, error) {
-	limit := ephemeralPortsStart()
+	return freePortIn(firstFreePort, ephemeralPortsStart())
+}
+
+// freePortIn picks a free, unreserved port in [low, high).
+func freePortIn(low, high int) (int, error) {
 	handedOut.Lock()
 	defer handedOut.Unlock()
+	if err := os.MkdirAll(reservationDir, 0o755); err != nil {
+		return 0, fmt.Errorf("port reservations: %w", err)
+	}
+	// Shared like /tmp, whoever made it; only its owner can widen it.
+	_ = os.Chmod(reservationDir, 0o777|os.ModeSticky)
 	for range 200 {
-		port := firstFreePort + rand.IntN(limit-firstFreePort)
+		port := low + rand.IntN(high-low)
 		if handedOut.ports[port] {
+			continue
+		}
+		lock, err := reserve(port)
+		if err != nil {
+			return 0, err
+		}
+		if lock == nil {
 			continue
 		}
 		l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
 		if err != nil {
+			_ = lock.Close()
 			continue
 		}
 		if err := l.Close(); err != nil {
+			_ = lock.Close()
 			return 0, err
 		}
 		handedOut.ports[port] = true
+		handedOut.reserved = append(handedOut.reserved, lock)
 		return port, nil
 	}
-	return 0, fmt.Errorf("no free port between %d and %d after 200 tries", firstFreePort, limit)
+	return 0, fmt.Errorf("no free port between %d and %d after 200 tries", low, high)
+}
+
+// reserve takes port's lock file, or returns nil when another process holds
+// it. The kernel drops the lock when this process exits, however it exits.
+func reserve(port int) (*os.File, error) {
+	path := filepath.Join(reservationDir, strconv.Itoa(port))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("reserve port %d: %w", port, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reserve port %d: %w", port, err)
+	}
+	return f, nil
 }
 
 // ephemeralPortsStart is the first port of the kernel's ephemeral range, or

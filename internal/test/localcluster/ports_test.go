@@ -1,9 +1,16 @@
 package localcluster
 
 import (
+	"bufio"
+	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A port from the kernel's ephemeral range can be taken by an outgoing
@@ -31,5 +38,60 @@ func TestFreePort_BelowTheEphemeralRangeFreeAndNeverTwice(t *testing.T) {
 		if err := l.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// reserverLowEnv, when set, makes this test binary reserve every port of
+// [low, low+reservedSpan) it can, print them, and wait to be killed.
+const reserverLowEnv = "LOCALCLUSTER_TEST_RESERVE_FROM"
+
+const reservedSpan = 10
+
+func runReserver(lowText string) int {
+	low, err := strconv.Atoi(lowText)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var ports []string
+	for {
+		port, err := freePortIn(low, low+reservedSpan)
+		if err != nil {
+			break
+		}
+		ports = append(ports, strconv.Itoa(port))
+	}
+	fmt.Println(strings.Join(ports, " "))
+	time.Sleep(parentLife)
+	return 1
+}
+
+// A test picks ports for a tool it starts, which picks ports of its own
+// (rsc-dev for its control plane): a port one process picked and has not
+// bound yet must not be handed to the other, whose bind would then fail.
+func TestFreePort_NeverHandsOutAPortAnotherProcessPicked(t *testing.T) {
+	low := firstFreePort + 4000 + os.Getpid()%400*reservedSpan
+	reserver := exec.Command(os.Args[0], "-test.run=^$")
+	reserver.Env = append(os.Environ(), reserverLowEnv+"="+strconv.Itoa(low))
+	reserver.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stdout, err := reserver.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reserver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reserver.Process.Kill(); _ = reserver.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the reserving process printed no ports: %v", err)
+	}
+	reserved := strings.Fields(line)
+	if len(reserved) == 0 {
+		t.Fatalf("the reserving process found no free port in [%d, %d)", low, low+reservedSpan)
+	}
+	port, err := freePortIn(low, low+reservedSpan)
+	if err == nil {
+		t.Fatalf("freePortIn(%d, %d) = %d, which the other process holds (%s)", low, low+reservedSpan, port, strings.Join(reserved, " "))
 	}
 }
