@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -93,7 +94,7 @@ func (p *Process) waitReady(ctx context.Context, url string, timeout time.Durati
 		URL: url, Timeout: timeout, Name: p.cmd.Path, LogPath: p.logPath,
 		Ended: func() error {
 			if exited, err := p.Exited(); exited {
-				return fmt.Errorf("%s exited during start-up (%v); see %s", p.cmd.Path, err, p.logPath)
+				return fmt.Errorf("%s exited during start-up (%v); see %s, which ends:\n%s", p.cmd.Path, err, p.logPath, lastLines(p.logPath, 10))
 			}
 			return nil
 		},
@@ -135,4 +136,15 @@ func (p *Process) Stop() {
 		}
 	}
 	p.logFile.Close()
+}
+
+// lastLines is the end of the log at path, for a start-up failure to say
+// why when only the error reaches the reader (a CI log).
+func lastLines(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(unreadable: %v)", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
