@@ -112,7 +112,7 @@ echo "hack/capi-providers: its providers, test extension and clusterctl"
 )
 
 echo "the product module"
-"$go" get "$capi/api@$new"
+"$go" get "$capi@$new" "$capi/api@$new"
 pin_to_release
 
 echo "cmd/core-manager: the drop-in"
@@ -126,7 +126,7 @@ echo "cmd/core-manager: the drop-in"
 echo "test: the lab"
 (
 	cd test
-	"$go" get "$capi/api@$new"
+	"$go" get "$capi@$new" "$capi/api@$new"
 	"$go" mod tidy
 )
 

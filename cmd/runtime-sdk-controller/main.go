@@ -21,7 +21,6 @@ import (
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 const name = "runtime-sdk-controller"
@@ -49,9 +48,6 @@ type options struct {
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{zap: zap.Options{Development: false}}
-	// No webhook runs with this controller to default a nil
-	// namespaceSelector to {}: nil reads as the API documents it.
-	o.manager.Controllers.NilSelector = registration.NilAdmitsAll
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.manager.MetricsBindAddress, "metrics-bind-address", ":8443", "Address the Prometheus metrics endpoint binds to; 0 disables it.")

@@ -8,20 +8,21 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/feature"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/topologyresponses"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Options are the settings of the ExtensionConfig and ClusterClass
@@ -32,10 +33,6 @@ type Options struct {
 	// RediscoveryInterval is how often a healthy ExtensionConfig is
 	// discovered again.
 	RediscoveryInterval time.Duration
-	// DiscoverOnEveryChange runs Discovery on every create and every
-	// change of an ExtensionConfig that Cluster API's controller runs it
-	// for (extensionconfig.Reconciler.DiscoverOnEveryChange).
-	DiscoverOnEveryChange bool
 	// VariablesCacheMaxAge expires cached DiscoverVariables answers on top
 	// of invalidation by registration changes; zero keeps them until then.
 	VariablesCacheMaxAge time.Duration
@@ -55,34 +52,25 @@ type Options struct {
 	// objects labelled cluster.x-k8s.io/watch-filter with this value, as
 	// Cluster API's --watch-filter does.
 	WatchFilterValue string
-	// WithoutExtensionConfigs leaves the ExtensionConfig controller out:
-	// the registry stays empty and is ready at once, and ClusterClasses
-	// publish inline variables only. A manager whose feature gates turn the
-	// Runtime SDK off runs so, as Cluster API's does.
-	WithoutExtensionConfigs bool
-	// WithoutClusterClasses leaves the ClusterClass controller and its
-	// index out, for a manager whose feature gates turn ClusterClass off.
-	WithoutClusterClasses bool
-	// NilSelector is how the ClusterClass controller and its event mapping
-	// read a nil namespaceSelector. The zero value, NilAdmitsAll, is the
-	// standalone controller's; a manager whose runtime client reads it as
-	// Cluster API's does sets NilAdmitsNone.
-	NilSelector registration.NilSelector
-	// ResponseCache, when set, takes each ExtensionConfig's response cache
-	// max age from its annotation (extensionconfig.Reconciler.ResponseCache).
-	ResponseCache extensionconfig.ResponseCachePolicy
 }
 
 // RuntimeSDK is what AddToManager wires around the two controllers: the
-// handler registry and the runtime client they share.
+// handler registry, the runtime client and the response cache they share.
 type RuntimeSDK struct {
 	Registry *registry.Registry
 	Client   *rtclient.Client
+	// Responses caches GeneratePatches and ValidateTopology answers for the
+	// configs whose users opt in; it forgets a config's answers when its
+	// registration or settings change.
+	Responses *topologyresponses.Cache
 }
 
 // AddToManager wires the ExtensionConfig and ClusterClass controllers
 // into mgr around one handler registry, one runtime client and one call
 // cache, with a readiness check that passes once the registry is warm.
+// Each controller runs where Cluster API's feature gates would run its
+// own: the ExtensionConfig controller under RuntimeSDK, the ClusterClass
+// controller and its index under ClusterTopology.
 func AddToManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*RuntimeSDK, error) {
 	reg := registry.New()
 	// Ready only once warm-up has loaded the recorded handlers: before that
@@ -104,48 +92,48 @@ func AddToManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Runtime
 	if err := mgr.Add(runtimeClient); err != nil {
 		return nil, fmt.Errorf("add runtime client: %w", err)
 	}
-	// controller-runtime refuses a second controller of the same name in
-	// one process. Our controllers' names are constants, so the check can
-	// only ever fire on a second manager in the process (tests, the load
-	// tool's restart), where the names are rightly the same.
-	controllerOptions := controller.Options{SkipNameValidation: ptr.To(true)}
-	if opts.WithoutExtensionConfigs {
+	// Off for every config until its user opts in, so that calls go out
+	// as in Cluster API unless asked otherwise.
+	responses := topologyresponses.New(topologyresponses.Options{Observer: metrics.ResponseCache{}})
+	if feature.Gates.Enabled(feature.RuntimeSDK) {
+		if err := addExtensionConfigs(ctx, mgr, opts, reg, runtimeClient, responses); err != nil {
+			return nil, err
+		}
+		// A new registration or new settings void a config's answers.
+		reg.Subscribe(ctx, responses.ForgetChanged)
+	} else {
+		// Nothing registers handlers: the empty registry is complete.
 		reg.MarkReady()
 		reg.MarkSynced()
-	} else if err := addExtensionConfigs(ctx, mgr, opts, reg, runtimeClient, controllerOptions); err != nil {
-		return nil, err
 	}
-	sdk := &RuntimeSDK{Registry: reg, Client: runtimeClient}
-	if opts.WithoutClusterClasses {
+	sdk := &RuntimeSDK{Registry: reg, Client: runtimeClient, Responses: responses}
+	if !feature.Gates.Enabled(feature.ClusterTopology) {
 		return sdk, nil
 	}
-	if err := addClusterClasses(ctx, mgr, opts, reg, runtimeClient, controllerOptions); err != nil {
+	if err := addClusterClasses(ctx, mgr, opts, reg, runtimeClient); err != nil {
 		return nil, err
 	}
 	return sdk, nil
 }
 
 func addExtensionConfigs(ctx context.Context, mgr ctrl.Manager, opts Options, reg *registry.Registry,
-	runtimeClient *rtclient.Client, controllerOptions controller.Options,
+	runtimeClient *rtclient.Client, responses *topologyresponses.Cache,
 ) error {
 	extensionConfigs := &extensionconfig.Reconciler{
-		Client:                mgr.GetClient(),
-		APIReader:             mgr.GetAPIReader(),
-		Discoverer:            runtimeClient,
-		Registry:              reg,
-		RediscoveryInterval:   opts.RediscoveryInterval,
-		DiscoverOnEveryChange: opts.DiscoverOnEveryChange,
-		SecretMetadata:        opts.SecretMetadata,
-		WatchFilterValue:      opts.WatchFilterValue,
-		ResponseCache:         opts.ResponseCache,
+		Client:              mgr.GetClient(),
+		APIReader:           mgr.GetAPIReader(),
+		Discoverer:          runtimeClient,
+		Registry:            reg,
+		RediscoveryInterval: opts.RediscoveryInterval,
+		SecretMetadata:      opts.SecretMetadata,
+		WatchFilterValue:    opts.WatchFilterValue,
+		ResponseCache:       responses,
 	}
-	ecOptions := controllerOptions
-	ecOptions.MaxConcurrentReconciles = opts.ExtensionConfigConcurrency
-	return extensionConfigs.SetupWithManager(ctx, mgr, ecOptions)
+	return extensionConfigs.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.ExtensionConfigConcurrency})
 }
 
 func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Options, reg *registry.Registry,
-	runtimeClient *rtclient.Client, controllerOptions controller.Options,
+	runtimeClient *rtclient.Client,
 ) error {
 	if err := extensionindex.IndexClusterClasses(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
@@ -172,13 +160,7 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Options, reg 
 		Schemas:   &variableschema.Verdicts{},
 
 		WatchFilterValue: opts.WatchFilterValue,
-		// Without ExtensionConfigs there is nothing to discover from.
-		WithoutDiscoverVariables: opts.WithoutExtensionConfigs,
-
-		RefreshInterval: clusterclass.RefreshIntervalFor(opts.VariablesCacheMaxAge),
-		NilSelector:     opts.NilSelector,
+		RefreshInterval:  clusterclass.RefreshIntervalFor(opts.VariablesCacheMaxAge),
 	}
-	ccOptions := controllerOptions
-	ccOptions.MaxConcurrentReconciles = opts.ClusterClassConcurrency
-	return clusterClasses.SetupWithManager(mgr, ccOptions)
+	return clusterClasses.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: opts.ClusterClassConcurrency})
 }

@@ -21,9 +21,9 @@ import (
 // discoverVariablesExtension names the config. Cluster API runs it for
 // every event, on the old and the new object of an update. A nil
 // namespaceSelector admits no namespace, as Cluster API's mapping reads
-// it (registration.NilAdmitsNone).
+// it (registration.Selector).
 func Map(ctx context.Context, reader client.Reader, ext *runtimev1.ExtensionConfig) ([]reconcile.Request, error) {
-	selector, err := registration.NilAdmitsNone.Selector(ext.Spec.NamespaceSelector)
+	selector, err := registration.Selector(ext.Spec.NamespaceSelector)
 	if err != nil {
 		return nil, err
 	}

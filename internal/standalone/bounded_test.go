@@ -44,7 +44,7 @@ func TestManager_ConfigsThatComeAndGoLeaveNothingBehind(t *testing.T) {
 	createConfig := func(name string) error {
 		config := &runtimev1.ExtensionConfig{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}},
+			Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, NamespaceSelector: &metav1.LabelSelector{}},
 		}
 		return env.Client.Create(ctx, config)
 	}

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/cluster-api/feature"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,6 +60,10 @@ type Options struct {
 	// Logger, when set, replaces controller-runtime's root logger for this
 	// manager (capped like every logger, see logcap).
 	Logger logr.Logger
+	// SkipNameValidation lets a second manager run our controllers in one
+	// process, which controller-runtime refuses by default: tests, and
+	// the load tool's restart of its in-process manager.
+	SkipNameValidation bool
 }
 
 // New builds the manager with its endpoints and controllers, not started.
@@ -88,6 +94,9 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 	if opts.RetryPeriod > 0 {
 		mgrOpts.RetryPeriod = &opts.RetryPeriod
 	}
+	if opts.SkipNameValidation {
+		mgrOpts.Controller.SkipNameValidation = ptr.To(true)
+	}
 	if opts.Logger.GetSink() != nil {
 		mgrOpts.Logger = logcap.Cap(opts.Logger, logcap.MaxVerbosity)
 	}
@@ -101,12 +110,25 @@ func New(ctx context.Context, config *rest.Config, opts Options) (ctrl.Manager, 
 	if opts.ReadOnly {
 		err = addObserver(ctx, mgr)
 	} else {
-		_, err = controllers.AddToManager(ctx, mgr, opts.Controllers)
+		err = addControllers(ctx, mgr, opts.Controllers)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// addControllers runs both controllers as Cluster API's manager runs its
+// own with the RuntimeSDK and ClusterTopology feature gates on, which is
+// what a manager of ClusterClasses with Runtime Extensions runs with.
+func addControllers(ctx context.Context, mgr ctrl.Manager, opts controllers.Options) error {
+	if err := feature.MutableGates.SetFromMap(map[string]bool{
+		string(feature.RuntimeSDK): true, string(feature.ClusterTopology): true,
+	}); err != nil {
+		return fmt.Errorf("turn on the RuntimeSDK and ClusterTopology feature gates: %w", err)
+	}
+	_, err := controllers.AddToManager(ctx, mgr, opts)
+	return err
 }
 
 // The metrics filter asks kube-apiserver who a caller is and whether it

@@ -100,8 +100,8 @@ func Find(ctx context.Context, reader client.Reader, extensionConfig, handler st
 				labels = ns.Labels
 				namespaceLabels[cc.Namespace] = labels
 			}
-			// As the standalone controller, whose command this is, reads it.
-			admitted, err := registration.NilAdmitsAll.Admits(ext.Spec.NamespaceSelector, labels)
+			// As Cluster API reads it: a nil selector admits none.
+			admitted, err := registration.Admits(ext.Spec.NamespaceSelector, labels)
 			if err != nil {
 				return nil, fmt.Errorf("ExtensionConfig %s: %w", extensionConfig, err)
 			}

@@ -9,8 +9,7 @@
 // object, RequestsForChanges for the handler changes registration.Diff
 // computes between two registration.HandlerStates lists, and
 // RequestsForNamespace for a Namespace's label change. A Mapper reads a nil
-// namespaceSelector as its registration.NilSelector says: give it the
-// reading its manager's reconciles and runtime client use.
+// namespaceSelector as Cluster API does: it admits no namespace.
 // NamespaceMetadata is the Namespace, metadata only, that the Mapper, the
 // controllers and the runtime client read and watch Namespaces as.
 //

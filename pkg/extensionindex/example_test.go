@@ -109,18 +109,3 @@ func ExampleMapper_RequestsForExtensionConfig() {
 	// team-a/admitted
 	// 0 for a label change
 }
-
-// A nil namespaceSelector admits every namespace under NilAdmitsAll, the
-// API's documented default, and none under NilAdmitsNone, Cluster API's
-// reading. A selector that is set reads the same under both.
-func ExampleNilSelector_Admits() {
-	team := map[string]string{"team": "a"}
-	for _, reading := range []registration.NilSelector{registration.NilAdmitsAll, registration.NilAdmitsNone} {
-		unset, _ := reading.Admits(nil, team)
-		empty, _ := reading.Admits(&metav1.LabelSelector{}, team)
-		fmt.Println(reading, unset, empty)
-	}
-	// Output:
-	// NilAdmitsAll true true
-	// NilAdmitsNone false true
-}

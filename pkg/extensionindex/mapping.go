@@ -26,10 +26,6 @@ type Mapper struct {
 	// the cache, which may already have moved: a Namespace relabelled and
 	// a selector changed in between can each look like no flip on its own.
 	Applied AppliedAdmission
-	// NilSelector is how the manager reads a nil namespaceSelector: the
-	// reading its reconciles and runtime client use, so that the mapping
-	// enqueues exactly the ClusterClasses whose admission they see flip.
-	NilSelector registration.NilSelector
 }
 
 // AppliedAdmission reports whether ClusterClass cc was admitted by config
@@ -59,8 +55,8 @@ func (m Mapper) flipped(cc types.NamespacedName, config string, before, after bo
 //   - Changed: those referencing it from a namespace admitted before or
 //     after (elsewhere no call is made either way);
 //   - SelectorChanged: those whose namespace's admission flipped, with a
-//     nil selector read as m.NilSelector says (nil to {} flips every
-//     namespace under NilAdmitsNone, none under NilAdmitsAll).
+//     nil selector admitting none, as in Cluster API (nil to {} flips
+//     every namespace).
 //
 // A ClusterClass whose Namespace cannot be read (not in the cache yet, or
 // gone) is included: its reconcile decides, and the others are still mapped.
@@ -96,8 +92,8 @@ func (m Mapper) affects(ctx context.Context, change registration.Change, cc *clu
 			return true
 		}
 	}
-	before, _ := m.NilSelector.Admits(change.Old.NamespaceSelector, labels)
-	after, _ := m.NilSelector.Admits(change.New.NamespaceSelector, labels)
+	before, _ := registration.Admits(change.Old.NamespaceSelector, labels)
+	after, _ := registration.Admits(change.New.NamespaceSelector, labels)
 	if change.Kind == registration.Changed {
 		return before || after
 	}
@@ -147,8 +143,8 @@ func (m Mapper) RequestsForNamespace(ctx context.Context, namespace string, oldL
 			if !seen {
 				if selector, registered := selectorOf(config); registered {
 					a.registered = true
-					a.before, _ = m.NilSelector.Admits(selector, oldLabels)
-					a.after, _ = m.NilSelector.Admits(selector, newLabels)
+					a.before, _ = registration.Admits(selector, oldLabels)
+					a.after, _ = registration.Admits(selector, newLabels)
 				}
 				byConfig[config] = a
 			}

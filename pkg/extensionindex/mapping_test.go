@@ -156,7 +156,8 @@ func TestMapper_ExtensionConfigEvents(t *testing.T) {
 	m := Mapper{Reader: reader}
 	gen := handler("gen", "GeneratePatches", 10)
 	vars := handler("vars", "DiscoverVariables", 10)
-	base := extensionConfig(nil, gen, vars)
+	// {} admits every namespace; Cluster API's webhook defaults nil to it.
+	base := extensionConfig(&metav1.LabelSelector{}, gen, vars)
 	withSelector := func(team string) *runtimev1.ExtensionConfig {
 		e := base.DeepCopy()
 		e.Spec.NamespaceSelector = selector(team)
@@ -177,7 +178,7 @@ func TestMapper_ExtensionConfigEvents(t *testing.T) {
 		}(), want: []string{"team-a/both", "team-a/gen"}},
 		{name: "selector a to b flips a and b", old: withSelector("a"), new: withSelector("b"),
 			want: []string{"team-a/both", "team-a/gen", "team-a/vars", "team-b/vars", "team-d/vars"}},
-		{name: "nil to a rejects b and c", old: base, new: withSelector("a"), want: []string{"team-b/vars", "team-c/vars", "team-d/vars"}},
+		{name: "{} to a rejects b and c", old: base, new: withSelector("a"), want: []string{"team-b/vars", "team-c/vars", "team-d/vars"}},
 		// team-d is in no cache: its ClusterClass is enqueued to decide for
 		// itself, and the mapping of the others goes on.
 		{name: "selector change with a namespace missing from the cache", old: withSelector("a"), new: withSelector("d"),
@@ -298,11 +299,11 @@ func TestMapper_AnEdgeIsFollowedWhateverTheRecordSays(t *testing.T) {
 	}
 }
 
-// Each reading enqueues exactly the ClusterClasses whose admission it sees
-// flip when a selector goes between nil, {} and a selector with terms.
-// team-d has no Namespace in the cache: it is enqueued only where the
-// answer depends on its labels.
-func TestMapper_SelectorChangesFlipAdmissionAsTheReadingSays(t *testing.T) {
+// A selector change enqueues exactly the ClusterClasses whose admission
+// flips when it goes between nil (admits none, as in Cluster API), {} and
+// a selector with terms. team-d has no Namespace in the cache: it is
+// enqueued only where the answer depends on its labels.
+func TestMapper_SelectorChangesFlipAdmissionAsClusterAPIReadsThem(t *testing.T) {
 	reader := mappingReader(t,
 		namespace("team-a", "a"), namespace("team-b", "b"),
 		referencing("team-a", "vars", "vars.ext"),
@@ -316,55 +317,47 @@ func TestMapper_SelectorChangesFlipAdmissionAsTheReadingSays(t *testing.T) {
 	tests := []struct {
 		name     string
 		old, new *metav1.LabelSelector
-		// want is what NilAdmitsAll enqueues, then NilAdmitsNone.
-		want [2][]string
+		want     []string
 	}{
-		{name: "nil to {}", old: nil, new: &metav1.LabelSelector{}, want: [2][]string{{}, every}},
-		{name: "{} to nil", old: &metav1.LabelSelector{}, new: nil, want: [2][]string{{}, every}},
-		{name: "nil to team a", old: nil, new: selector("a"),
-			want: [2][]string{{"team-b/vars", "team-d/vars"}, {"team-a/vars", "team-d/vars"}}},
-		{name: "team a to nil", old: selector("a"), new: nil,
-			want: [2][]string{{"team-b/vars", "team-d/vars"}, {"team-a/vars", "team-d/vars"}}},
-		{name: "{} to team a", old: &metav1.LabelSelector{}, new: selector("a"),
-			want: [2][]string{{"team-b/vars", "team-d/vars"}, {"team-b/vars", "team-d/vars"}}},
+		{name: "nil to {}", old: nil, new: &metav1.LabelSelector{}, want: every},
+		{name: "{} to nil", old: &metav1.LabelSelector{}, new: nil, want: every},
+		{name: "nil to team a", old: nil, new: selector("a"), want: []string{"team-a/vars", "team-d/vars"}},
+		{name: "team a to nil", old: selector("a"), new: nil, want: []string{"team-a/vars", "team-d/vars"}},
+		{name: "{} to team a", old: &metav1.LabelSelector{}, new: selector("a"), want: []string{"team-b/vars", "team-d/vars"}},
 	}
 	for _, tt := range tests {
-		for i, reading := range []registration.NilSelector{registration.NilAdmitsAll, registration.NilAdmitsNone} {
-			t.Run(tt.name+" under "+reading.String(), func(t *testing.T) {
-				m := Mapper{Reader: reader, NilSelector: reading}
-				requests, err := m.RequestsForExtensionConfig(context.Background(), config(tt.old), config(tt.new))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := names(requests); !reflect.DeepEqual(got, tt.want[i]) {
-					t.Errorf("requests = %v, want %v", got, tt.want[i])
-				}
-			})
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			m := Mapper{Reader: reader}
+			requests, err := m.RequestsForExtensionConfig(context.Background(), config(tt.old), config(tt.new))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(requests); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("requests = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 
-// Under Cluster API's reading a nil selector admits nothing, so a settings
-// change reaches no ClusterClass: none made a call, and none will.
-func TestMapper_SettingsChangeUnderANilSelectorFollowsTheReading(t *testing.T) {
+// A nil selector admits nothing, so a settings change reaches no
+// ClusterClass: none made a call, and none will.
+func TestMapper_SettingsChangeUnderANilSelectorReachesNoClusterClass(t *testing.T) {
 	reader := mappingReader(t, namespace("team-a", "a"), referencing("team-a", "vars", "vars.ext"))
 	vars := handler("vars", "DiscoverVariables", 10)
 	old := extensionConfig(nil, vars)
 	changed := old.DeepCopy()
 	changed.Spec.Settings = map[string]string{"k": "v"}
-	for reading, want := range map[registration.NilSelector][]string{registration.NilAdmitsAll: {"team-a/vars"}, registration.NilAdmitsNone: {}} {
-		requests, err := Mapper{Reader: reader, NilSelector: reading}.RequestsForExtensionConfig(context.Background(), old, changed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := names(requests); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: requests = %v, want %v", reading, got, want)
-		}
+	requests, err := Mapper{Reader: reader}.RequestsForExtensionConfig(context.Background(), old, changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(requests); len(got) != 0 {
+		t.Errorf("requests = %v, want none", got)
 	}
 }
 
-// A nil selector ignores labels under either reading: relabelling a
-// Namespace never flips it, while a selector with terms still flips.
+// A nil selector ignores labels: relabelling a Namespace never flips it,
+// while a selector with terms still flips.
 func TestMapper_NamespaceLabelChangeNeverFlipsANilSelector(t *testing.T) {
 	reader := mappingReader(t,
 		namespace("ns", "b"),
@@ -376,15 +369,12 @@ func TestMapper_NamespaceLabelChangeNeverFlipsANilSelector(t *testing.T) {
 		s, ok := selectors[config]
 		return s, ok
 	}
-	for _, reading := range []registration.NilSelector{registration.NilAdmitsAll, registration.NilAdmitsNone} {
-		m := Mapper{Reader: reader, NilSelector: reading}
-		requests, err := m.RequestsForNamespace(context.Background(), "ns", map[string]string{"team": "a"}, map[string]string{"team": "b"}, lookup)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := names(requests), []string{"ns/selected"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: requests = %v, want %v", reading, got, want)
-		}
+	requests, err := Mapper{Reader: reader}.RequestsForNamespace(context.Background(), "ns", map[string]string{"team": "a"}, map[string]string{"team": "b"}, lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(requests), []string{"ns/selected"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("requests = %v, want %v", got, want)
 	}
 }
 

@@ -9,8 +9,8 @@
 //     variables cache and the response cache key on;
 //   - what changed between two registrations (Diff), which the index maps
 //     to ClusterClasses and the caches forget by;
-//   - how a manager reads a nil namespaceSelector (NilSelector), which every
-//     admission decision of one binary goes through.
+//   - whether a namespaceSelector admits a namespace (Admits, Selector), as
+//     Cluster API decides it, which every admission decision goes through.
 //
 // The registry (internal/runtime/registry) holds registrations; the index
 // (pkg/extensionindex) maps their changes to ClusterClasses.

@@ -20,8 +20,8 @@ type HandlerState struct {
 	ExtensionConfig string
 	// Fingerprint changes exactly when a call's result or behaviour could.
 	Fingerprint string
-	// NamespaceSelector decides which namespaces may use the handler; how
-	// a nil one reads is the manager's choice (see NilSelector).
+	// NamespaceSelector decides which namespaces may use the handler; a
+	// nil one admits none, as in Cluster API (see Admits).
 	NamespaceSelector *metav1.LabelSelector
 }
 
@@ -140,9 +140,8 @@ func Diff(old, new []HandlerState) []Change {
 	return changes
 }
 
-// equalSelectors compares selectors as written: nil and empty differ,
-// because whether they admit the same namespaces depends on the reading
-// (see NilSelector), which the mapping applies to decide what flipped.
+// equalSelectors compares selectors as written: nil and empty differ, as
+// nil admits no namespace and empty admits all (see Admits).
 func equalSelectors(a, b *metav1.LabelSelector) bool {
 	return equality.Semantic.DeepEqual(a, b)
 }

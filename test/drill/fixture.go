@@ -155,7 +155,7 @@ func (e *extension) object() *runtimev1.ExtensionConfig {
 // fill writes what the drill controls into an ExtensionConfig's spec.
 func (e *extension) fill(ext *runtimev1.ExtensionConfig) {
 	ext.Spec.ClientConfig = runtimev1.ClientConfig{URL: e.endpoint(), CABundle: e.ca}
-	ext.Spec.NamespaceSelector = e.selector.DeepCopy()
+	ext.Spec.NamespaceSelector = e.storedSelector()
 	ext.Spec.Settings = map[string]string{revisionSetting: strconv.Itoa(e.revision)}
 }
 
@@ -206,10 +206,18 @@ func (f *fixture) createClasses(ctx context.Context, c client.Client) error {
 // admitted reports whether ClusterClass i's config admits its namespace
 // with the labels the fixture last gave it.
 func (f *fixture) admitted(i int) bool {
-	// The drill runs the standalone controller, which reads a nil selector
-	// as admitting every namespace.
-	ok, _ := registration.NilAdmitsAll.Admits(f.extensions[f.classConfig[i]].selector, f.labels[f.classes[i].Namespace])
+	ok, _ := registration.Admits(f.extensions[f.classConfig[i]].storedSelector(), f.labels[f.classes[i].Namespace])
 	return ok
+}
+
+// storedSelector is the namespaceSelector the config is stored with: a
+// fixture's nil as {}, which admits every namespace, as Cluster API's
+// defaulting webhook writes it (none runs here, and a nil admits none).
+func (e *extension) storedSelector() *metav1.LabelSelector {
+	if e.selector == nil {
+		return &metav1.LabelSelector{}
+	}
+	return e.selector.DeepCopy()
 }
 
 // updateConfig rewrites extension i's ExtensionConfig from the fixture. A

@@ -96,6 +96,7 @@ func (c *inProcess) Start(ctx context.Context, p Periods) error {
 		},
 		MetricsBindAddress:     "0",
 		HealthProbeBindAddress: "0",
+		SkipNameValidation:     true,
 	})
 	if err != nil {
 		cancel()

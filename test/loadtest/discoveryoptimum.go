@@ -24,11 +24,11 @@ const (
 // Describe says in one line what the optimum counts, for reports.
 func (o DiscoveryOptimum) Describe() string {
 	switch o {
-	case DiscoverOnEveryChange:
+	case DiscoverOnEveryChange, "":
 		return "optimum Discovery is Cluster API's for what users do (the drop-in's): one per ExtensionConfig created or updated " +
 			"(spec, labels or annotations) and per status another writer changed; none for the controller's own status writes, " +
 			"a Namespace or a ClusterClass; each config once per period"
-	case DiscoverWhenAnswerCanChange, "":
+	case DiscoverWhenAnswerCanChange:
 		return "optimum Discovery is the standalone controller's: only when what the answer depends on changes (endpoint, CA, " +
 			"an extension asked to rediscover); each config once per rediscovery interval"
 	default:
@@ -45,10 +45,11 @@ func (o DiscoveryOptimum) Validate() error {
 	return fmt.Errorf("unknown Discovery optimum %q (want %s or %s)", string(o), DiscoverWhenAnswerCanChange, DiscoverOnEveryChange)
 }
 
-// orDefault is o, or the standalone's optimum when o is unset.
+// orDefault is o, or Cluster API's when o is unset: the shared
+// controllers discover as Cluster API's do, in every binary.
 func (o DiscoveryOptimum) orDefault() DiscoveryOptimum {
 	if o == "" {
-		return DiscoverWhenAnswerCanChange
+		return DiscoverOnEveryChange
 	}
 	return o
 }

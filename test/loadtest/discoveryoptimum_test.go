@@ -49,14 +49,14 @@ func TestEvents_OptimumDiscoveryFollowsTheOptimum(t *testing.T) {
 	}
 }
 
-func TestDiscoveryOptimum_UnsetIsTheStandalonesAndEachDescribesItself(t *testing.T) {
+func TestDiscoveryOptimum_UnsetIsClusterAPIsAndEachDescribesItself(t *testing.T) {
 	cost := discoveryCost{whenAnswerCanChange: 2, onEveryChange: 5}
 	tests := []struct {
 		optimum  DiscoveryOptimum
 		want     int
 		describe string
 	}{
-		{"", 2, "standalone"},
+		{"", 5, "Cluster API's for what users do"},
 		{DiscoverWhenAnswerCanChange, 2, "standalone"},
 		{DiscoverOnEveryChange, 5, "Cluster API's for what users do"},
 	}

@@ -197,7 +197,10 @@ func (f *fixture) mostPopular() []int {
 
 // admitsSelector reads a nil fixture selector as the {} it is written as.
 func admitsSelector(selector *metav1.LabelSelector, labels map[string]string) (bool, error) {
-	return registration.NilAdmitsAll.Admits(selector, labels)
+	if selector == nil {
+		selector = &metav1.LabelSelector{}
+	}
+	return registration.Admits(selector, labels)
 }
 
 // anyAdmitted reports whether config i admits any referencer's namespace.

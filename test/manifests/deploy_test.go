@@ -156,7 +156,7 @@ func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *test
 	ns := env.Namespace(t, nil)
 	config := &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "rbac-" + ns, Annotations: map[string]string{runtimev1.InjectCAFromSecretAnnotation: ns + "/ca"}},
-		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.URL}},
+		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.URL}, NamespaceSelector: &metav1.LabelSelector{}},
 	}
 	secret := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Secret",

@@ -38,10 +38,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/topologyresponses"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Names the manager is known by in the cluster, as Cluster API's: its user
@@ -56,15 +53,6 @@ const (
 // reuses a DiscoverVariables answer; ours expires answers on registration
 // changes too.
 const variablesCacheMaxAge = 10 * time.Minute
-
-// nilSelector is how every part of the drop-in reads a nil
-// namespaceSelector: as Cluster API's registry does, admitting no
-// namespace. The runtime client Cluster API's reconcilers call through
-// reads it so, and our ClusterClass controller and its event mapping must
-// admit exactly the namespaces those calls are made for. Behind Cluster
-// API's defaulting webhook, which writes {}, a nil only comes from an
-// object stored while the webhook was off.
-const nilSelector = registration.NilAdmitsNone
 
 // Owners of a part.
 const (
@@ -357,10 +345,8 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 	if !runtimeSDK && !topology {
 		return nil
 	}
-	// Off for every config until its user opts in, so that the drop-in
-	// calls extensions as Cluster API does unless asked otherwise. The
-	// bounds are fixed: the drop-in takes no flag Cluster API's does not.
-	responses := topologyresponses.New(topologyresponses.Options{Observer: metrics.ResponseCache{}})
+	// The response cache's bounds are fixed: the drop-in takes no flag
+	// Cluster API's does not.
 	sdk, err := controllers.AddToManager(ctx, a.mgr, controllers.Options{
 		RuntimeClient: rtclient.Options{
 			ClientCertFile: a.o.RuntimeExtensionClientCertFile,
@@ -370,24 +356,17 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 		// Cluster API discovers every ExtensionConfig again at each resync,
 		// and on every change a user or another writer makes.
 		RediscoveryInterval:        a.o.SyncPeriod,
-		DiscoverOnEveryChange:      true,
 		VariablesCacheMaxAge:       variablesCacheMaxAge,
 		ClusterClassConcurrency:    *a.o.Concurrency["clusterclass"],
 		ExtensionConfigConcurrency: *a.o.Concurrency["extensionconfig"],
 		SecretMetadata:             a.secretMetadata,
 		WatchFilterValue:           a.o.WatchFilter,
-		WithoutExtensionConfigs:    !runtimeSDK,
-		WithoutClusterClasses:      !topology,
-		NilSelector:                nilSelector,
-		ResponseCache:              responses,
 	})
 	if err != nil {
 		return err
 	}
 	if runtimeSDK {
-		// A new registration or new settings void a config's answers.
-		sdk.Registry.Subscribe(ctx, responses.ForgetChanged)
-		a.runtimeClient = runtimeclient.New(sdk.Client, sdk.Registry, a.mgr.GetClient(), responses)
+		a.runtimeClient = runtimeclient.New(sdk.Client, sdk.Registry, a.mgr.GetClient(), sdk.Responses)
 		a.add("runnable", "runtime client and handler registry, with warm-up", Ours)
 		a.add("setting", "response cache of GeneratePatches and ValidateTopology, off unless an ExtensionConfig opts in", Ours)
 		a.add("reconciler", "ExtensionConfig", Ours)

@@ -16,6 +16,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/cmdline"
@@ -45,6 +46,9 @@ func startRuntimeSDK(t *testing.T) *assembly {
 	}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme: NewScheme(), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		// Each test runs a manager of its own in this one process, under
+		// the same controller names.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		t.Fatal(err)

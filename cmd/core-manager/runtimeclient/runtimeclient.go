@@ -305,9 +305,9 @@ func withSettings(request runtimehooksv1.RequestObject, registration map[string]
 // admits every namespace without reading it, a nil one none.
 func (c *Client) admits(ctx context.Context, selector *metav1.LabelSelector, namespace string) (bool, error) {
 	// As in Cluster API's registry, a missing selector admits nothing
-	// (its webhook defaults it to the empty one, which admits all): the
-	// drop-in's one reading, which its ClusterClass controller shares.
-	s, err := registration.NilAdmitsNone.Selector(selector)
+	// (its webhook defaults it to the empty one, which admits all), as
+	// in our ClusterClass controller.
+	s, err := registration.Selector(selector)
 	if err != nil {
 		return false, fmt.Errorf("failed to match namespace: %w", err)
 	}

@@ -12,11 +12,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // Admission is not part of Discovery: a namespaceSelector edited while the
@@ -39,39 +36,30 @@ func TestAdmission_FollowsTheSelectorWhileDiscoveryFails(t *testing.T) {
 }
 
 // An ExtensionConfig stored with a nil namespaceSelector (no webhook
-// defaulted it to {}) reads as the manager's NilSelector says. Under
-// Cluster API's reading, VariablesReady is what Cluster API's controller
-// writes when its runtime client refuses the call: False, reason
-// VariableDiscoveryFailed (and VariablesReconciled False, severity Error),
-// no variables, the generation not observed, and no call made. Setting the
-// selector to {} flips admission and reaches the ClusterClass with no
-// resync. Under the standalone reading it is True at once.
-func TestAdmission_ANilSelectorReadsAsTheManagerSays(t *testing.T) {
-	for _, reading := range []registration.NilSelector{registration.NilAdmitsNone, registration.NilAdmitsAll} {
-		t.Run(reading.String(), func(t *testing.T) {
-			startManagerWith(t, standalone.Options{Controllers: controllers.Options{NilSelector: reading}})
-			ext := startExtension(t, stringVariable("region", true))
-			config := createExtensionConfig(t, ext, nil)
-			ns := env.Namespace(t, map[string]string{"team": "a"})
-			create(t, newClusterClass(ns, "cc", config))
-			if reading == registration.NilAdmitsAll {
-				waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
-				return
-			}
+// defaulted it to {}) admits no namespace, as in Cluster API. VariablesReady
+// is then what Cluster API's controller writes when its runtime client
+// refuses the call: False, reason VariableDiscoveryFailed (and
+// VariablesReconciled False, severity Error), no variables, the generation
+// not observed, and no call made. Setting the selector to {} flips
+// admission and reaches the ClusterClass with no resync.
+func TestAdmission_ANilSelectorAdmitsNoNamespace(t *testing.T) {
+	startManager(t)
+	ext := startExtension(t, stringVariable("region", true))
+	config := createExtensionConfigAsStored(t, ext, nil)
+	ns := env.Namespace(t, map[string]string{"team": "a"})
+	create(t, newClusterClass(ns, "cc", config))
 
-			cc := waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
-				`patch "external"`, "namespaceSelector did not match object "+ns+"/cc", "keeping the last known variables")
-			checkCaughtAsClusterAPIDoes(t, cc)
-			if n := ext.Server.Calls()[discoverVariables]; n != 0 {
-				t.Errorf("%d DiscoverVariables calls for a namespace the selector does not admit", n)
-			}
+	cc := waitVariablesReady(t, ns, "cc", metav1.ConditionFalse, clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedReason,
+		`patch "external"`, "namespaceSelector did not match object "+ns+"/cc", "keeping the last known variables")
+	checkCaughtAsClusterAPIDoes(t, cc)
+	if n := ext.Server.Calls()[discoverVariables]; n != 0 {
+		t.Errorf("%d DiscoverVariables calls for a namespace the selector does not admit", n)
+	}
 
-			setSelector(t, config, &metav1.LabelSelector{})
-			cc = waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
-			if got := variableNames(cc); got != "region<external>" {
-				t.Errorf("status.variables = %s, want region<external>", got)
-			}
-		})
+	setSelector(t, config, &metav1.LabelSelector{})
+	cc = waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
+	if got := variableNames(cc); got != "region<external>" {
+		t.Errorf("status.variables = %s, want region<external>", got)
 	}
 }
 

@@ -25,7 +25,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // HookCaller calls one hook handler; *runtimeclient.Client implements it.
@@ -54,18 +53,10 @@ type Reconciler struct {
 	// WatchFilterValue, when set, leaves every ClusterClass not labelled
 	// cluster.x-k8s.io/watch-filter with this value to another manager.
 	WatchFilterValue string
-	// WithoutDiscoverVariables publishes inline variables only, as Cluster
-	// API's ClusterClass controller does while its RuntimeSDK feature gate
-	// is off: no extension is called.
-	WithoutDiscoverVariables bool
 	// RefreshInterval, when positive, is how often DiscoverVariables
 	// answers in use are checked for reaching the cache's max age (and
 	// asked again); zero refreshes nothing.
 	RefreshInterval time.Duration
-	// NilSelector is how a nil namespaceSelector reads, here and in the
-	// event mapping: the manager's one reading, which its runtime client
-	// must share.
-	NilSelector registration.NilSelector
 
 	writes     objstatus.Writes
 	admissions admissionLog
@@ -79,7 +70,7 @@ type Reconciler struct {
 // extensionindex must already be registered with the manager.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Options) error {
 	metrics.Register()
-	mapper := extensionindex.Mapper{Reader: mgr.GetCache(), Applied: r.admissions.lookup, NilSelector: r.NilSelector}
+	mapper := extensionindex.Mapper{Reader: mgr.GetCache(), Applied: r.admissions.lookup}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &clusterv1.ClusterClass{}, byTemplateCRD, templateCRDKeys); err != nil {
 		return fmt.Errorf("index ClusterClasses by template CRD: %w", err)
 	}

@@ -9,20 +9,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/cluster-api/feature"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
@@ -33,27 +37,66 @@ import (
 
 var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
+func TestMain(m *testing.M) {
+	// As Cluster API's own suite: its ClusterClass controller runs under
+	// these gates, and so does ours.
+	if err := feature.MutableGates.SetFromMap(map[string]bool{
+		string(feature.ClusterTopology): true, string(feature.RuntimeSDK): true,
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(apiservertest.Run(m, &env))
+}
 
 const (
 	eventually        = 60 * time.Second
 	discoverVariables = "DiscoverVariables/" + sampleextension.DiscoverVariablesHandler
 )
 
-// startManager runs the whole manager (both controllers, shared registry and
-// call cache) as the binary wires it, until the test ends.
+// startManager runs both controllers, their shared registry and call
+// caches as the drop-in wires them, on a manager of their own until the
+// test ends.
 func startManager(t *testing.T) ctrl.Manager {
 	t.Helper()
-	return startManagerWith(t, standalone.Options{})
+	return startManagerWith(t, managerOptions{})
+}
+
+// managerOptions are what a test sets beyond startManager's defaults.
+type managerOptions struct {
+	controllers controllers.Options
+	// logger, when set, is the manager's logger.
+	logger logr.Logger
 }
 
 // startManagerWith starts the manager with test defaults under opts.
-func startManagerWith(t *testing.T, opts standalone.Options) ctrl.Manager {
+func startManagerWith(t *testing.T, opts managerOptions) ctrl.Manager {
 	t.Helper()
-	if opts.Controllers.ClusterClassConcurrency == 0 {
-		opts.Controllers.ClusterClassConcurrency = 20
+	if opts.controllers.ClusterClassConcurrency == 0 {
+		opts.controllers.ClusterClassConcurrency = 20
 	}
-	return standalonetest.Start(t, env.Config, opts)
+	mgrOpts := ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// Each test runs a manager of its own in this one process, under
+		// the same controller names.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	}
+	if opts.logger.GetSink() != nil {
+		mgrOpts.Logger = opts.logger
+	}
+	mgr, err := ctrl.NewManager(env.Config, mgrOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if _, err := controllers.AddToManager(ctx, mgr, opts.controllers); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	standalonetest.Run(t, ctx, cancel, mgr)
+	return mgr
 }
 
 type extension = sampleextension.Running
@@ -63,8 +106,20 @@ type extension = sampleextension.Running
 var startExtension = sampleextensiontest.StartWithVariables
 
 // createExtensionConfig creates an ExtensionConfig with a generated name
-// calling e, deleted when the test ends, and returns its name.
+// calling e, deleted when the test ends, and returns its name. A nil
+// selector is stored as {}, which admits every namespace, as Cluster API's
+// defaulting webhook writes it; no webhook runs here.
 func createExtensionConfig(t *testing.T, e *extension, selector *metav1.LabelSelector) string {
+	t.Helper()
+	if selector == nil {
+		selector = &metav1.LabelSelector{}
+	}
+	return createExtensionConfigAsStored(t, e, selector)
+}
+
+// createExtensionConfigAsStored is createExtensionConfig with the selector
+// stored as given, nil included.
+func createExtensionConfigAsStored(t *testing.T, e *extension, selector *metav1.LabelSelector) string {
 	t.Helper()
 	name := "ext-" + rand.String(6)
 	env.CreateExtensionConfig(t, &runtimev1.ExtensionConfig{
@@ -160,7 +215,10 @@ func TestReconcile_PublishesInlineAndDiscoveredVariablesEvenWhenTheConfigComesLa
 
 	env.CreateExtensionConfig(t, &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig:      runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA},
+			NamespaceSelector: &metav1.LabelSelector{},
+		},
 	})
 
 	cc := waitVariablesReady(t, ns, "cc", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
@@ -350,7 +408,7 @@ func TestReconcile_WatchFilterLeavesOtherClassesAlone(t *testing.T) {
 	mine := apiservertest.ClusterClass(ns, "b-mine")
 	mine.Labels = map[string]string{clusterv1.WatchLabel: "shard-a"}
 	create(t, mine)
-	startManagerWith(t, standalone.Options{Controllers: controllers.Options{WatchFilterValue: "shard-a", ClusterClassConcurrency: 1}})
+	startManagerWith(t, managerOptions{controllers: controllers.Options{WatchFilterValue: "shard-a", ClusterClassConcurrency: 1}})
 
 	waitVariablesReady(t, ns, "b-mine", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
 	theirs := get(t, ns, "a-theirs")
@@ -366,13 +424,14 @@ func TestReconcile_WatchFilterLeavesOtherClassesAlone(t *testing.T) {
 	waitVariablesReady(t, ns, "a-theirs", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
 }
 
-// Without ExtensionConfigs (Cluster API's RuntimeSDK gate off) a
-// ClusterClass publishes its inline variables and calls no extension for
-// its external patch, as Cluster API's controller does then.
-func TestReconcile_WithoutExtensionConfigsPublishesInlineVariablesOnly(t *testing.T) {
+// With Cluster API's RuntimeSDK gate off no ExtensionConfig is reconciled,
+// and a ClusterClass publishes its inline variables and calls no extension
+// for its external patch, as Cluster API's controller does then.
+func TestReconcile_WithoutRuntimeSDKPublishesInlineVariablesOnly(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, feature.Gates, feature.RuntimeSDK, false)
 	ext := startExtension(t, stringVariable("size", true))
 	config := createExtensionConfig(t, ext, nil)
-	startManagerWith(t, standalone.Options{Controllers: controllers.Options{WithoutExtensionConfigs: true}})
+	startManager(t)
 	ns := env.Namespace(t, nil)
 	create(t, newClusterClass(ns, "cc", config, stringVariable("zone", false)))
 

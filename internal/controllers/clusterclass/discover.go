@@ -17,6 +17,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
 // callError marks a failure of the extension itself (worth retrying), as
@@ -103,17 +104,17 @@ func callOutcome(outcome variablescache.Outcome, err error) string {
 }
 
 // admitted checks the handler's namespaceSelector against the namespace's
-// labels, read from the metadata cache; a nil selector reads as
-// r.NilSelector says, whatever the labels.
+// labels, read from the metadata cache; a nil selector admits none, as in
+// Cluster API, whatever the labels.
 func (r *Reconciler) admitted(ctx context.Context, namespace string, handler registry.Handler) (bool, error) {
 	if handler.NamespaceSelector == nil {
-		return r.NilSelector.Admits(nil, nil)
+		return false, nil
 	}
 	ns := extensionindex.NamespaceMetadata()
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
 		return false, fmt.Errorf("read namespace %q: %w", namespace, err)
 	}
-	admitted, err := r.NilSelector.Admits(handler.NamespaceSelector, ns.Labels)
+	admitted, err := registration.Admits(handler.NamespaceSelector, ns.Labels)
 	if err != nil {
 		return false, fmt.Errorf("ExtensionConfig %q: %w", handler.ExtensionConfig, err)
 	}

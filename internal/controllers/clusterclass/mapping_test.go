@@ -27,7 +27,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
@@ -154,7 +153,7 @@ type mappingHarness struct {
 func startMapping(t *testing.T, selector *metav1.LabelSelector) *mappingHarness {
 	t.Helper()
 	rec := &reconciles{counts: map[types.NamespacedName]int{}}
-	startManagerWith(t, standalone.Options{Controllers: controllers.Options{RediscoveryInterval: rediscovery}, Logger: rec.logger()})
+	startManagerWith(t, managerOptions{controllers: controllers.Options{RediscoveryInterval: rediscovery}, logger: rec.logger()})
 	ext := startExtension(t, stringVariable("size", true))
 	h := &mappingHarness{t: t, reconciles: rec, ext: ext, config: createExtensionConfig(t, ext, selector)}
 	h.waitRediscoveries(1)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/feature"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
@@ -71,10 +72,12 @@ func (r *Reconciler) reconcileVariables(ctx context.Context, cc *clusterv1.Clust
 // has none, and the last extension failure, failurePolicy Ignore's
 // included: the reconcile is retried with backoff until the extension
 // answers. A patch whose failure is ignored has no source: it adds no
-// variables and fails nothing.
+// variables and fails nothing. While Cluster API's RuntimeSDK feature gate
+// is off no extension is called, as in its ClusterClass controller.
 func (r *Reconciler) discoverPatches(ctx context.Context, cc *clusterv1.ClusterClass, res *resolution) (sources []variableSource, retry error) {
+	runtimeSDK := feature.Gates.Enabled(feature.RuntimeSDK)
 	for _, patch := range cc.Spec.Patches {
-		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" || r.WithoutDiscoverVariables {
+		if patch.External == nil || patch.External.DiscoverVariablesExtension == "" || !runtimeSDK {
 			continue
 		}
 		src := variableSource{from: patch.Name, where: fmt.Sprintf("patch %q (%s)", patch.Name, patch.External.DiscoverVariablesExtension)}

@@ -25,7 +25,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -82,21 +81,10 @@ type Reconciler struct {
 	// sees only some Secrets (Cluster API's sees only those labelled with a
 	// cluster name) passes one that sees them all.
 	SecretMetadata ctrlcache.Cache
-	// ResponseCache, when set, takes each config's max age from
+	// ResponseCache takes each config's max age from
 	// ResponseCacheMaxAgeAnnotation, and the config reports it in
-	// ResponsesCachedCondition. The drop-in core manager sets it for its
-	// runtime client; nil leaves the annotation unread.
+	// ResponsesCachedCondition.
 	ResponseCache ResponseCachePolicy
-	// DiscoverOnEveryChange runs Discovery when Cluster API's controller
-	// runs it for anything a user does: every create (and so every config
-	// on taking the lead), every update of the spec, labels or
-	// annotations, and every status another writer changed. Users and
-	// tools rely on it: `kubectl annotate` to refresh, Helm and Argo CD
-	// checksum annotations on every deploy. Our own status writes, our
-	// caBundle injection and resyncs run none, nor call anything. The
-	// drop-in sets it to be Cluster API with the index; without it,
-	// Discovery runs only when what its answer depends on changes.
-	DiscoverOnEveryChange bool
 
 	writes objstatus.Writes
 	// discovered holds, by config name, the inputs and time of its last
@@ -108,7 +96,7 @@ type Reconciler struct {
 	// is writing into the spec. That reconcile discovers with it, so the
 	// update event of its own write needs no second one.
 	injecting sync.Map
-	// With DiscoverOnEveryChange: discoveryAsked holds, by config name,
+	// discoveryAsked holds, by config name,
 	// the events that asked for Discovery and no reconcile has run it for
 	// yet; settled holds the status each config's last reconcile left.
 	discoveryAsked, settled sync.Map
@@ -137,18 +125,14 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	secret := &metav1.PartialObjectMetadata{}
 	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	// Status writes (ours included), resyncs, and labels and annotations a
-	// reconcile does not read change nothing it does; re-discovery runs on
-	// the interval.
-	events := builder.WithPredicates(predicate.Or(
-		predicate.GenerationChangedPredicate{},
-		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return reconciledAnnotationChanged(e.ObjectOld, e.ObjectNew) }},
-		// A config moved to or from this manager's watch filter.
-		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return watchfilter.LabelChanged(e.ObjectOld, e.ObjectNew) }}),
-		predicate.Funcs{UpdateFunc: r.notOwnInjection})
-	if r.DiscoverOnEveryChange {
-		events = builder.WithPredicates(r.everyChangePredicate())
-	}
+	// Discovery runs when Cluster API's controller runs it for anything a
+	// user does: every create (and so every config on taking the lead),
+	// every update of the spec, labels or annotations, and every status
+	// another writer changed. Users and tools rely on it: `kubectl
+	// annotate` to refresh, Helm and Argo CD checksum annotations on every
+	// deploy. Our own status writes, our caBundle injection and resyncs run
+	// none, nor call anything.
+	events := builder.WithPredicates(r.everyChangePredicate())
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("extensionconfig").
 		WithOptions(options).
@@ -162,30 +146,6 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return err
 	}
 	return mgr.Add(&leaderSync{reader: mgr.GetAPIReader(), registry: r.Registry})
-}
-
-// reconciledAnnotations are the annotations a reconcile reads.
-var reconciledAnnotations = []string{
-	runtimev1.InjectCAFromSecretAnnotation,
-	// Pausing sets Paused; unpausing discovers again, as Cluster API does.
-	clusterv1.PausedAnnotation,
-	ResponseCacheMaxAgeAnnotation,
-	RediscoverAnnotation,
-}
-
-// reconciledAnnotationChanged reports whether an update added, removed or
-// changed an annotation a reconcile reads. Cluster API reconciles, and
-// discovers, on any annotation change: one per config for a bulk
-// annotation of every ExtensionConfig.
-func reconciledAnnotationChanged(old, new client.Object) bool {
-	for _, key := range reconciledAnnotations {
-		oldValue, hadIt := old.GetAnnotations()[key]
-		newValue, hasIt := new.GetAnnotations()[key]
-		if hadIt != hasIt || oldValue != newValue {
-			return true
-		}
-	}
-	return false
 }
 
 func caSecretKeys(obj client.Object) []string {
@@ -417,7 +377,7 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	if interval <= 0 {
 		interval = DefaultRediscoveryInterval
 	}
-	asked := r.DiscoverOnEveryChange && r.takeDiscoveryRequest(ext.Name)
+	asked := r.takeDiscoveryRequest(ext.Name)
 	if remaining, fresh := r.discoveryFresh(ext, interval); fresh && !asked {
 		// A settings or selector change took effect above, with the
 		// handlers status already records.

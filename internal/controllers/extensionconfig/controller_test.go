@@ -67,11 +67,9 @@ type harnessOptions struct {
 	secretCache bool
 	// watchFilter is the Reconciler's WatchFilterValue.
 	watchFilter string
-	// responseCache is the Reconciler's ResponseCache.
+	// responseCache is the Reconciler's ResponseCache; unset, one that
+	// records and serves nothing.
 	responseCache ResponseCachePolicy
-	// discoverOnEveryChange is the Reconciler's DiscoverOnEveryChange, the
-	// drop-in's setting.
-	discoverOnEveryChange bool
 }
 
 // startControllerWith is startController with more settings.
@@ -94,10 +92,12 @@ func startControllerWith(t *testing.T, clientOpts rtclient.Options, rediscovery 
 		t.Fatal(err)
 	}
 	reg := registry.New()
+	if o.responseCache == nil {
+		o.responseCache = &maxAges{got: map[string]time.Duration{}}
+	}
 	r := &Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Discoverer: rc, Registry: reg,
 		RediscoveryInterval: rediscovery, WatchFilterValue: o.watchFilter, ResponseCache: o.responseCache,
-		DiscoverOnEveryChange: o.discoverOnEveryChange,
 	}
 	if o.secretCache {
 		c, err := ctrlcache.New(mgr.GetConfig(), ctrlcache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})

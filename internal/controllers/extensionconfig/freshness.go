@@ -10,9 +10,10 @@ import (
 )
 
 // RediscoverAnnotation asks for Discovery at once when its value changes,
-// for an extension that changed its handlers: an update of any other
-// annotation or label runs none (Cluster API discovers on any annotation).
-// Without it, a changed answer is found within --rediscovery-interval.
+// for an extension that changed its handlers. Any update of a label or an
+// annotation runs one, as in Cluster API; this one is also part of what a
+// Discovery answer is known to depend on, so that a reconcile for any other
+// reason after it does not skip the Discovery it asked for.
 const RediscoverAnnotation = "runtime-sdk-controller.dev/rediscover"
 
 // discovery is the last successful Discovery of a config: what it asked

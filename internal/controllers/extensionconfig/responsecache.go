@@ -58,9 +58,7 @@ func parseResponseCacheMaxAge(annotations map[string]string) (maxAge time.Durati
 // its response caching, as for a controller started now.
 func (r *Reconciler) forgetConfig(extensionConfig string) {
 	r.discovered.Delete(extensionConfig)
-	if r.ResponseCache != nil {
-		r.ResponseCache.SetMaxAge(extensionConfig, 0)
-	}
+	r.ResponseCache.SetMaxAge(extensionConfig, 0)
 }
 
 // reconcileResponseCache gives the policy the config's max age and
@@ -68,9 +66,6 @@ func (r *Reconciler) forgetConfig(extensionConfig string) {
 // changes no Discovery answer. A paused config caches nothing, and says so
 // rather than keep a condition that promised answers from memory.
 func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig, paused bool) {
-	if r.ResponseCache == nil {
-		return
-	}
 	maxAge, present, err := parseResponseCacheMaxAge(ext.Annotations)
 	switch {
 	case !present:

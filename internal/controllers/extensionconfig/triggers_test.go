@@ -20,7 +20,7 @@ import (
 // for each update of labels, annotations or spec, one for a status another
 // writer changed, and none for our own status writes.
 func TestReconcile_DiscoverOnEveryChangeRunsDiscoveryForWhatUsersDoAndNotForOurWrites(t *testing.T) {
-	startControllerWith(t, rtclient.Options{}, 0, harnessOptions{discoverOnEveryChange: true})
+	startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("every")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)

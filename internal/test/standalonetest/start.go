@@ -20,6 +20,7 @@ func Start(t testing.TB, config *rest.Config, opts standalone.Options) ctrl.Mana
 		opts.MetricsBindAddress = "0"
 	}
 	opts.HealthProbeBindAddress = "0"
+	opts.SkipNameValidation = true
 	ctx, cancel := context.WithCancel(context.Background())
 	mgr, err := standalone.New(ctx, config, opts)
 	if err != nil {

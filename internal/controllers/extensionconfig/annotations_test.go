@@ -59,52 +59,6 @@ func afterQueuedEvents(t *testing.T) {
 	waitDiscovered(t, name, metav1.ConditionTrue)
 }
 
-func TestReconcile_LabelsAnnotationsAndSettingsRunNoDiscovery(t *testing.T) {
-	h := startController(t, rtclient.Options{}, 0)
-	ext := startExtension(t)
-	name := uniqueName("annotated")
-	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
-	waitDiscovered(t, name, metav1.ConditionTrue)
-	before := ext.Server.Calls()["Discovery"]
-	if before == 0 {
-		t.Fatal("no Discovery counted; the count below would prove nothing")
-	}
-
-	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
-		e.Labels = map[string]string{"team": "a"}
-		e.Annotations = map[string]string{"example.com/note": "bulk edit"}
-	})
-	// Settings are not sent with Discovery: they take effect in the
-	// registration without one.
-	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"k": "v"} })
-	polltest.Eventually(t, eventually, "the new settings registered", func() (bool, string) {
-		handlers := h.registry.ForConfig(name)
-		for _, handler := range handlers {
-			if handler.Settings["k"] != "v" {
-				return false, fmt.Sprintf("%s has settings %v", handler.Name, handler.Settings)
-			}
-		}
-		return len(handlers) > 0, "no handlers"
-	})
-	afterQueuedEvents(t)
-	if n := ext.Server.Calls()["Discovery"] - before; n != 0 {
-		t.Errorf("label, annotation and settings updates ran %d Discovery calls, want 0", n)
-	}
-	if c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition); c == nil ||
-		c.Status != metav1.ConditionTrue || c.ObservedGeneration != getExtensionConfig(t, name).Generation {
-		t.Errorf("Discovered %+v, want True at the settings' generation, as a Discovery with the same answer writes it", c)
-	}
-
-	// The rediscover annotation asks for one at once.
-	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
-		e.Annotations = map[string]string{RediscoverAnnotation: "handlers changed"}
-	})
-	polltest.Eventually(t, eventually, "the rediscover annotation discovers", func() (bool, string) {
-		n := ext.Server.Calls()["Discovery"] - before
-		return n == 1, fmt.Sprintf("%d Discovery calls", n)
-	})
-}
-
 func TestReconcile_UnpausingDiscoversAgain(t *testing.T) {
 	startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
@@ -127,7 +81,7 @@ func TestReconcile_UnpausingDiscoversAgain(t *testing.T) {
 	})
 }
 
-func TestReconcile_TheResponseCacheAnnotationIsReportedWithoutDiscovery(t *testing.T) {
+func TestReconcile_TheResponseCacheAnnotationIsReported(t *testing.T) {
 	policy := &maxAges{got: map[string]time.Duration{}}
 	startControllerWith(t, rtclient.Options{}, 0, harnessOptions{responseCache: policy})
 	ext := startExtension(t)
@@ -137,8 +91,6 @@ func TestReconcile_TheResponseCacheAnnotationIsReportedWithoutDiscovery(t *testi
 	if c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, ResponsesCachedCondition); c != nil {
 		t.Fatalf("a config without the annotation has %s: %+v", ResponsesCachedCondition, c)
 	}
-	before := ext.Server.Calls()["Discovery"]
-
 	steps := []struct {
 		name       string
 		value      *string
@@ -182,36 +134,6 @@ func TestReconcile_TheResponseCacheAnnotationIsReportedWithoutDiscovery(t *testi
 			t.Errorf("%s: the cache was told %v (told: %v), want %v", step.name, got, ok, step.wantAge)
 		}
 	}
-	afterQueuedEvents(t)
-	if n := ext.Server.Calls()["Discovery"] - before; n != 0 {
-		t.Errorf("the annotation's changes ran %d Discovery calls, want 0", n)
-	}
 }
 
 func ptrTo(s string) *string { return &s }
-
-func TestReconciledAnnotationChanged(t *testing.T) {
-	with := func(annotations map[string]string) *runtimev1.ExtensionConfig {
-		return &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Annotations: annotations}}
-	}
-	tests := []struct {
-		name     string
-		old, new map[string]string
-		want     bool
-	}{
-		{"another annotation", nil, map[string]string{"example.com/x": "1"}, false},
-		{"another annotation's value", map[string]string{"example.com/x": "1"}, map[string]string{"example.com/x": "2"}, false},
-		{"the CA annotation added", nil, map[string]string{runtimev1.InjectCAFromSecretAnnotation: "ns/ca"}, true},
-		{"the CA annotation moved", map[string]string{runtimev1.InjectCAFromSecretAnnotation: "ns/a"}, map[string]string{runtimev1.InjectCAFromSecretAnnotation: "ns/b"}, true},
-		{"paused", nil, map[string]string{clusterv1.PausedAnnotation: ""}, true},
-		{"unpaused", map[string]string{clusterv1.PausedAnnotation: ""}, nil, true},
-		{"the cache's max age", map[string]string{ResponseCacheMaxAgeAnnotation: "1m"}, map[string]string{ResponseCacheMaxAgeAnnotation: "2m"}, true},
-		{"rediscover", map[string]string{RediscoverAnnotation: "1"}, map[string]string{RediscoverAnnotation: "2"}, true},
-		{"unchanged beside another", map[string]string{clusterv1.PausedAnnotation: ""}, map[string]string{clusterv1.PausedAnnotation: "", "x": "y"}, false},
-	}
-	for _, tt := range tests {
-		if got := reconciledAnnotationChanged(with(tt.old), with(tt.new)); got != tt.want {
-			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
