@@ -88,7 +88,7 @@ func AddToManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Runtime
 	// Ready only once warm-up has loaded the recorded handlers: before that
 	// a ClusterClass reconcile would mistake them for missing.
 	if err := mgr.AddReadyzCheck("registry", func(*http.Request) error {
-		if !reg.IsReady() {
+		if !reg.Gate().IsOpen(registry.WarmedUp) {
 			return errors.New("handler registry is warming up")
 		}
 		return nil
@@ -110,8 +110,8 @@ func AddToManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Runtime
 	// tool's restart), where the names are rightly the same.
 	controllerOptions := controller.Options{SkipNameValidation: ptr.To(true)}
 	if opts.WithoutExtensionConfigs {
-		reg.MarkReady()
-		reg.MarkSynced()
+		reg.Gate().Open(registry.WarmedUp)
+		reg.Gate().Open(registry.Rebuilt)
 	} else if err := addExtensionConfigs(ctx, mgr, opts, reg, runtimeClient, controllerOptions); err != nil {
 		return nil, err
 	}

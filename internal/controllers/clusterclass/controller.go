@@ -132,7 +132,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	// unregistered handler may only be not loaded yet, and a registered one
 	// deleted or changed since.
 	select {
-	case <-r.Registry.Synced():
+	case <-r.Registry.Gate().Done(registry.Rebuilt):
 	case <-ctx.Done():
 		return ctrl.Result{}, ctx.Err()
 	}
