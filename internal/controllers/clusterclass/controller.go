@@ -28,7 +28,8 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
-// HookCaller calls one hook handler; *runtimeclient.Client implements it.
+// HookCaller calls one hook handler; the runtime client
+// (internal/runtime/client.Client) implements it.
 type HookCaller interface {
 	Call(ctx context.Context, config runtimev1.ClientConfig, hook runtimecatalog.GroupVersionHook, handlerName string,
 		timeout time.Duration, settings map[string]string, request runtime.Object, response runtimehooksv1.ResponseObject) error
