@@ -76,7 +76,7 @@ func AddToManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Runtime
 	// Ready only once warm-up has loaded the recorded handlers: before that
 	// a ClusterClass reconcile would mistake them for missing.
 	if err := mgr.AddReadyzCheck("registry", func(*http.Request) error {
-		if !reg.IsReady() {
+		if !reg.Gate().IsOpen(registry.WarmedUp) {
 			return errors.New("handler registry is warming up")
 		}
 		return nil
@@ -103,8 +103,8 @@ func AddToManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Runtime
 		reg.Subscribe(ctx, responses.ForgetChanged)
 	} else {
 		// Nothing registers handlers: the empty registry is complete.
-		reg.MarkReady()
-		reg.MarkSynced()
+		reg.Gate().Open(registry.WarmedUp)
+		reg.Gate().Open(registry.Rebuilt)
 	}
 	sdk := &RuntimeSDK{Registry: reg, Client: runtimeClient, Responses: responses}
 	if !feature.Gates.Enabled(feature.ClusterTopology) {

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/cluster-api/controllers/crdmigrator"
 	"sigs.k8s.io/cluster-api/controllers/remote"
 	capisetup "sigs.k8s.io/cluster-api/core/setup"
-	capiruntimeclient "sigs.k8s.io/cluster-api/exp/runtime/client"
+	runtimeclient "sigs.k8s.io/cluster-api/exp/runtime/client"
 	"sigs.k8s.io/cluster-api/feature"
 	"sigs.k8s.io/cluster-api/util/apiwarnings"
 	"sigs.k8s.io/cluster-api/util/flags"
@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/cmdline"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/extensioncalls"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
@@ -200,7 +200,7 @@ type assembly struct {
 	clusterCache clustercache.ClusterCache
 	// runtimeClient is nil when the RuntimeSDK gate is off, as Cluster
 	// API's is: its reconcilers then make no Runtime SDK calls.
-	runtimeClient capiruntimeclient.Client
+	runtimeClient runtimeclient.Client
 	// secretMetadata sees every Secret's metadata, which the manager's
 	// cache, restricted to Secrets of a cluster, does not.
 	secretMetadata ctrlcache.Cache
@@ -351,7 +351,7 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 		RuntimeClient: rtclient.Options{
 			ClientCertFile: a.o.RuntimeExtensionClientCertFile,
 			ClientKeyFile:  a.o.RuntimeExtensionClientKeyFile,
-			Observe:        runtimeclient.Observe,
+			Observe:        extensioncalls.Observe,
 		},
 		// Cluster API discovers every ExtensionConfig again at each resync,
 		// and on every change a user or another writer makes.
@@ -366,7 +366,7 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 		return err
 	}
 	if runtimeSDK {
-		a.runtimeClient = runtimeclient.New(sdk.Client, sdk.Registry, a.mgr.GetClient(), sdk.Responses)
+		a.runtimeClient = extensioncalls.New(sdk.Client, sdk.Registry, a.mgr.GetClient(), sdk.Responses)
 		a.add("runnable", "runtime client and handler registry, with warm-up", Ours)
 		a.add("setting", "response cache of GeneratePatches and ValidateTopology, off unless an ExtensionConfig opts in", Ours)
 		a.add("reconciler", "ExtensionConfig", Ours)

@@ -7,15 +7,13 @@ import (
 	coreadmission "sigs.k8s.io/cluster-api/core/webhooks/admission"
 	"sigs.k8s.io/cluster-api/core/webhooks/conversion"
 	ctrl "sigs.k8s.io/controller-runtime"
-
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/apiversion"
 )
 
 // webhooks adds Cluster API's admission webhooks, and the conversion
 // webhooks their types register, with the API version getter the
 // conversions need.
 func (a *assembly) webhooks(context.Context) error {
-	conversion.SetAPIVersionGetter(apiversion.Getter(a.mgr.GetClient()))
+	conversion.SetAPIVersionGetter(apiVersionGetter(a.mgr.GetClient()))
 	a.add("setting", "API version lookup of the conversion webhooks", Ours)
 
 	c := a.mgr.GetClient()

@@ -27,7 +27,8 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
 
-// HookCaller calls one hook handler; *runtimeclient.Client implements it.
+// HookCaller calls one hook handler; the runtime client
+// (internal/runtime/client.Client) implements it.
 type HookCaller interface {
 	Call(ctx context.Context, config runtimev1.ClientConfig, hook runtimecatalog.GroupVersionHook, handlerName string,
 		timeout time.Duration, settings map[string]string, request runtime.Object, response runtimehooksv1.ResponseObject) error
@@ -123,7 +124,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	// unregistered handler may only be not loaded yet, and a registered one
 	// deleted or changed since.
 	select {
-	case <-r.Registry.Synced():
+	case <-r.Registry.Gate().Done(registry.Rebuilt):
 	case <-ctx.Done():
 		return ctrl.Result{}, ctx.Err()
 	}

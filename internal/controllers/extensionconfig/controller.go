@@ -176,13 +176,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	// Registering before the leader's rebuild could be undone by it, with
 	// the older status it listed.
 	select {
-	case <-r.Registry.Synced():
+	case <-r.Registry.Gate().Done(registry.Rebuilt):
 	case <-ctx.Done():
 		return ctrl.Result{}, ctx.Err()
 	}
 	// Calls that wait for this config's first reconcile as leader go on
 	// once it has run, whatever its outcome.
-	defer r.Registry.Reconciled(req.Name)
+	defer r.Registry.Gate().Reconciled(req.Name)
 	ext := &runtimev1.ExtensionConfig{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ext); err != nil {
 		if apierrors.IsNotFound(err) {

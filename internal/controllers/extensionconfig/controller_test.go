@@ -568,7 +568,7 @@ func TestWarmup_RegistersRecordedHandlersWhileTheExtensionIsDown(t *testing.T) {
 	env.RecordedExtensionConfig(t, name, nil, "discover-variables")
 
 	h := startController(t, rtclient.Options{DiscoveryTimeout: time.Second}, 0)
-	polltest.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
+	polltest.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.Gate().IsOpen(registry.WarmedUp), "warming up" })
 	if _, ok := h.registry.Get("discover-variables." + name); !ok {
 		t.Fatal("warm-up did not register the recorded handler")
 	}
@@ -595,7 +595,7 @@ func TestWarmup_ReadsShortNamesOfEarlierVersionsAndSkipsForeignNames(t *testing.
 	}
 
 	h := startController(t, rtclient.Options{DiscoveryTimeout: time.Second}, 0)
-	polltest.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.IsReady(), "warming up" })
+	polltest.Eventually(t, eventually, "registry ready", func() (bool, string) { return h.registry.Gate().IsOpen(registry.WarmedUp), "warming up" })
 	if _, ok := h.registry.Get("discover-variables." + name); !ok {
 		t.Error("warm-up did not register the short recorded name under its full name")
 	}

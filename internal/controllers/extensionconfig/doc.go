@@ -11,6 +11,8 @@
 // says why it failed and controller-runtime's backoff paces the retries.
 //
 // The warm-up runnable registers, at start, the handlers that status already
-// records, without calling any extension, then marks the registry ready. A
-// dead extension therefore never stops the manager from starting.
+// records, without calling any extension, then opens the registry's gate to
+// WarmedUp. A dead extension therefore never stops the manager from
+// starting. On taking the lead, the leader-sync runnable rebuilds the
+// registry from the ExtensionConfigs as they are then and opens Rebuilt.
 package extensionconfig

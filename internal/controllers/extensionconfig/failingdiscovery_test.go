@@ -183,17 +183,17 @@ func TestLeaderSync_CallsWaitForTheFirstDiscoveryOfAnUndiscoveredConfig(t *testi
 	h := startController(t, rtclient.Options{}, 0)
 	polltest.Eventually(t, eventually, "the registry rebuilt as leader", func() (bool, string) {
 		select {
-		case <-h.registry.Synced():
+		case <-h.registry.Gate().Done(registry.Rebuilt):
 			return true, ""
 		default:
 			return false, "not yet"
 		}
 	})
-	if err := h.registry.Current(); !errors.Is(err, registry.ErrNotCurrent) || !strings.Contains(err.Error(), name) {
-		t.Errorf("while %s's first Discovery runs: Current() = %v, want an error naming it", name, err)
+	if err := h.registry.Gate().Err(); !errors.Is(err, registry.ErrNotCurrent) || !strings.Contains(err.Error(), name) {
+		t.Errorf("while %s's first Discovery runs: Gate().Err() = %v, want an error naming it", name, err)
 	}
 	polltest.Eventually(t, eventually, "current once the config is discovered", func() (bool, string) {
-		if err := h.registry.Current(); err != nil {
+		if err := h.registry.Gate().Err(); err != nil {
 			return false, err.Error()
 		}
 		return len(h.registry.ForConfig(name)) == 3, fmt.Sprintf("%d handlers registered", len(h.registry.ForConfig(name)))

@@ -16,7 +16,7 @@ import (
 )
 
 // warmup registers the handlers every ExtensionConfig's status already
-// records, then marks the registry ready. It calls no extension, so a dead
+// records, then opens the registry's gate to WarmedUp. It calls no extension, so a dead
 // extension cannot keep the manager from starting (Cluster API's warm-up
 // re-runs discovery and exits when one is down); the controller refreshes
 // discovery in the background.
@@ -43,13 +43,13 @@ func (w *warmup) Start(ctx context.Context) error {
 	// A replica that starts as leader waits on this list too: a refusal is
 	// named in every call until it passes.
 	list, ok := listExtensionConfigs(ctx, log, w.reader, func(err error) {
-		w.registry.SetSyncError(fmt.Errorf("list ExtensionConfigs: %w", err))
+		w.registry.Gate().ListFailed(fmt.Errorf("list ExtensionConfigs: %w", err))
 	})
 	if !ok {
 		return nil
 	}
 	syncFrom(log, w.registry, list)
-	w.registry.MarkReady()
+	w.registry.Gate().Open(registry.WarmedUp)
 	log.Info("registry warmed up from recorded handlers", "extensionConfigs", len(list.Items), "handlers", w.registry.Len())
 	return nil
 }
@@ -85,22 +85,22 @@ type leaderSync struct {
 func (s *leaderSync) NeedLeaderElection() bool { return true }
 
 // Start lists ExtensionConfigs until the apiserver answers, makes the
-// registry hold exactly what they record, and marks it synced. It never
+// registry hold exactly what they record, and opens its gate to Rebuilt. It never
 // returns an error: that would stop the manager.
 func (s *leaderSync) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("leader-sync")
 	// The start-up warm-up loads the same list; letting it finish first
 	// keeps its older read from landing after ours.
 	select {
-	case <-s.registry.Ready():
+	case <-s.registry.Gate().Done(registry.WarmedUp):
 	case <-ctx.Done():
 		return nil
 	}
 	// Until the list succeeds every extension call fails, naming why
-	// (registry.Current): a call from the standby's registry could skip a
+	// (registry.Gate.Err): a call from the standby's registry could skip a
 	// blocking hook of a config it never saw.
 	list, ok := listExtensionConfigs(ctx, log, s.reader, func(err error) {
-		s.registry.SetSyncError(fmt.Errorf("list ExtensionConfigs: %w", err))
+		s.registry.Gate().ListFailed(fmt.Errorf("list ExtensionConfigs: %w", err))
 	})
 	if !ok {
 		return nil
@@ -115,8 +115,8 @@ func (s *leaderSync) Start(ctx context.Context) error {
 			undiscovered = append(undiscovered, ext.Name)
 		}
 	}
-	s.registry.AwaitFirstReconcile(undiscovered, firstDiscoveryTimeout)
-	s.registry.MarkSynced()
+	s.registry.Gate().AwaitFirstReconcile(undiscovered, firstDiscoveryTimeout)
+	s.registry.Gate().Open(registry.Rebuilt)
 	log.Info("registry rebuilt on taking the lead", "extensionConfigs", len(list.Items), "handlers", s.registry.Len(), "changes", len(changes),
 		"awaitingFirstDiscovery", len(undiscovered))
 	return nil

@@ -8,10 +8,12 @@
 // fingerprint, and the ExtensionConfig -> ClusterClass mapping compares
 // fingerprints to decide which ClusterClasses an update can affect.
 //
-// The registry reports ready only after warm-up has registered every
-// ExtensionConfig known at start, so no ClusterClass reconcile mistakes a
-// not-yet-loaded handler for a missing one. It is current only once the
-// replica that leads has rebuilt it from the ExtensionConfigs as they are
-// then (Current): every extension call waits for that, since a standby's
-// registry is as old as its start.
+// Its Gate says when it may be relied on, in stages that open in order:
+// WarmedUp once warm-up has registered every ExtensionConfig known at
+// start, so no ClusterClass reconcile mistakes a not-yet-loaded handler for
+// a missing one; Rebuilt once the replica that leads has rebuilt it from
+// the ExtensionConfigs as they are then, which reconciles wait for; and,
+// for extension calls (Gate.Err), the first Discovery as leader of configs
+// that recorded no handlers, since a standby's registry is as old as its
+// start.
 package registry

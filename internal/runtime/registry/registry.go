@@ -2,14 +2,11 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"sort"
-	"strings"
 	"sync"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -70,34 +67,27 @@ type Registry struct {
 	// resourceVersions holds, by config, the resourceVersion of the object
 	// its registration was built from.
 	resourceVersions map[string]string
-	ready            gate
-	synced           gate
-	// pending are the configs the leader's rebuild found with no recorded
-	// handlers (never discovered, or not since their extension came), by
-	// name, until their first reconcile as leader has tried Discovery or
-	// pendingUntil passes; guarded by mu.
-	pending      map[string]bool
-	pendingUntil time.Time
-	// syncErr is why the rebuild as leader has not finished, when it has
-	// failed at least once; guarded by mu.
-	syncErr error
+	gate             *Gate
 
 	subMu       sync.Mutex
 	nextSub     int
 	subscribers map[int]func([]registration.Change)
 }
 
-// New returns an empty registry that is not ready.
+// New returns an empty registry whose gate is closed.
 func New() *Registry {
 	return &Registry{
 		byName:           map[string]Handler{},
 		byConfig:         map[string][]string{},
 		resourceVersions: map[string]string{},
-		ready:            newGate(),
-		synced:           newGate(),
+		gate:             newGate(),
 		subscribers:      map[int]func([]registration.Change){},
 	}
 }
+
+// Gate says when the registry may be relied on: by /readyz, by reconciles
+// and by extension calls.
+func (r *Registry) Gate() *Gate { return r.gate }
 
 // Register replaces every handler of ext's config by those its status
 // records, and returns the changes a ClusterClass can observe (handlers
@@ -303,112 +293,4 @@ func (r *Registry) Len() int {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return len(r.byName)
-}
-
-// MarkReady records that warm-up is done. It is idempotent.
-func (r *Registry) MarkReady() { r.ready.open() }
-
-// IsReady reports whether warm-up is done.
-func (r *Registry) IsReady() bool { return r.ready.isOpen() }
-
-// Ready is closed once warm-up is done.
-func (r *Registry) Ready() <-chan struct{} { return r.ready.ch }
-
-// MarkSynced records that the registry was rebuilt from the apiserver
-// after this replica became leader. It is idempotent.
-func (r *Registry) MarkSynced() {
-	r.mu.Lock()
-	r.syncErr = nil
-	r.mu.Unlock()
-	r.synced.open()
-}
-
-// Synced is closed once the registry was rebuilt as leader: a replica that
-// warmed up long before it took over must not reconcile against the
-// registrations it loaded then.
-func (r *Registry) Synced() <-chan struct{} { return r.synced.ch }
-
-// SetSyncError records why the rebuild as leader has not finished yet (a
-// list of ExtensionConfigs that kube-apiserver refused or did not answer),
-// for Current to name.
-func (r *Registry) SetSyncError(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.syncErr = err
-}
-
-// ErrNotCurrent is what Current wraps while this replica cannot vouch for
-// its registrations.
-var ErrNotCurrent = errors.New("the handler registry is not current: this replica has not rebuilt it from the ExtensionConfigs since it took the lead")
-
-// Current returns nil once the registry was rebuilt as leader and every
-// config that rebuild found undiscovered has been reconciled since, and
-// otherwise an error wrapping ErrNotCurrent that names what it waits for.
-// Every extension call checks it: a standby's registry is only as fresh as
-// its start-up list, and a call made from it could skip a hook whose
-// config it never saw, or send old settings; a config not yet discovered
-// would be skipped the same way, where Cluster API's warm-up discovers it
-// before any call.
-func (r *Registry) Current() error {
-	r.mu.RLock()
-	cause := r.syncErr
-	var waiting []string
-	if time.Now().Before(r.pendingUntil) {
-		for name := range r.pending {
-			waiting = append(waiting, name)
-		}
-	}
-	r.mu.RUnlock()
-	if !r.synced.isOpen() {
-		if cause == nil {
-			return ErrNotCurrent
-		}
-		return fmt.Errorf("%w: %w", ErrNotCurrent, cause)
-	}
-	if len(waiting) > 0 {
-		sort.Strings(waiting)
-		return fmt.Errorf("%w: waiting for the first Discovery as leader of ExtensionConfigs that record no handlers: %s",
-			ErrNotCurrent, strings.Join(waiting, ", "))
-	}
-	return nil
-}
-
-// AwaitFirstReconcile makes Current wait, for at most timeout, until each
-// named config has been reconciled (Reconciled) since this replica took
-// the lead.
-func (r *Registry) AwaitFirstReconcile(names []string, timeout time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.pending = make(map[string]bool, len(names))
-	for _, name := range names {
-		r.pending[name] = true
-	}
-	r.pendingUntil = time.Now().Add(timeout)
-}
-
-// Reconciled records that a config's reconcile, whatever its outcome, has
-// run as leader.
-func (r *Registry) Reconciled(extensionConfig string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.pending, extensionConfig)
-}
-
-// gate is a channel closed once, for waiting on a one-time event.
-type gate struct {
-	once *sync.Once
-	ch   chan struct{}
-}
-
-func newGate() gate { return gate{once: &sync.Once{}, ch: make(chan struct{})} }
-
-func (g gate) open() { g.once.Do(func() { close(g.ch) }) }
-
-func (g gate) isOpen() bool {
-	select {
-	case <-g.ch:
-		return true
-	default:
-		return false
-	}
 }

@@ -1,9 +1,7 @@
 package registry
 
 import (
-	"errors"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -275,65 +273,13 @@ func TestSync_HoldsExactlyTheListedConfigs(t *testing.T) {
 		t.Errorf("after Sync: %d handlers, gone has %d", r.Len(), len(r.ForConfig("gone")))
 	}
 	select {
-	case <-r.Synced():
-		t.Fatal("Synced closed before MarkSynced")
+	case <-r.Gate().Done(Rebuilt):
+		t.Fatal("Rebuilt open before Open(Rebuilt)")
 	default:
 	}
-	r.MarkSynced()
-	r.MarkSynced()
-	<-r.Synced()
-}
-
-func TestReady_OnlyAfterMarkReady(t *testing.T) {
-	r := New()
-	if r.IsReady() {
-		t.Fatal("new registry is ready")
-	}
-	select {
-	case <-r.Ready():
-		t.Fatal("Ready closed before MarkReady")
-	default:
-	}
-	r.MarkReady()
-	r.MarkReady()
-	if !r.IsReady() {
-		t.Fatal("not ready after MarkReady")
-	}
-	<-r.Ready()
-}
-
-// After the rebuild as leader, calls wait for the first reconcile of each
-// config that records no handlers, naming them, but never past the
-// timeout; a list that failed is named until the rebuild is done.
-func TestCurrent_NamesWhatItWaitsFor(t *testing.T) {
-	r := New()
-	if err := r.Current(); !errors.Is(err, ErrNotCurrent) {
-		t.Fatalf("a new registry: %v, want ErrNotCurrent", err)
-	}
-	refused := errors.New("forbidden")
-	r.SetSyncError(refused)
-	if err := r.Current(); !errors.Is(err, refused) {
-		t.Errorf("after a refused list: %v, want it named", err)
-	}
-	r.AwaitFirstReconcile([]string{"b", "a"}, time.Hour)
-	r.MarkSynced()
-	err := r.Current()
-	if !errors.Is(err, ErrNotCurrent) || errors.Is(err, refused) || !strings.Contains(err.Error(), "a, b") {
-		t.Errorf("while a and b await their first reconcile: %v", err)
-	}
-	r.Reconciled("a")
-	r.Reconciled("unknown")
-	if err := r.Current(); err == nil || strings.Contains(err.Error(), "a,") || !strings.Contains(err.Error(), "b") {
-		t.Errorf("while b awaits its first reconcile: %v", err)
-	}
-	r.Reconciled("b")
-	if err := r.Current(); err != nil {
-		t.Errorf("once every config was reconciled: %v", err)
-	}
-	r.AwaitFirstReconcile([]string{"c"}, -time.Second)
-	if err := r.Current(); err != nil {
-		t.Errorf("past the timeout: %v", err)
-	}
+	r.Gate().Open(Rebuilt)
+	r.Gate().Open(Rebuilt)
+	<-r.Gate().Done(Rebuilt)
 }
 
 func TestHolds_AndResourceVersionOf(t *testing.T) {

@@ -1,4 +1,4 @@
-package runtimeclient
+package extensioncalls
 
 import (
 	"strings"

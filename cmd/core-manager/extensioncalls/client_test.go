@@ -1,4 +1,4 @@
-package runtimeclient
+package extensioncalls
 
 import (
 	"context"
@@ -215,7 +215,7 @@ func TestClient_AStandbysWarmRegistryAnswersNoCallUntilRebuiltAsLeader(t *testin
 	reg := registry.New()
 	// What warm-up leaves on a standby: ready, holding what it listed at
 	// start, here nothing.
-	reg.MarkReady()
+	reg.Gate().Open(registry.WarmedUp)
 	c := New(calls, reg, env.Client, nil)
 	ctx := context.Background()
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "c"}}
@@ -231,7 +231,7 @@ func TestClient_AStandbysWarmRegistryAnswersNoCallUntilRebuiltAsLeader(t *testin
 		t.Errorf("BeforeClusterCreate from a standby's registry: %v, want an error wrapping %q", err, registry.ErrNotCurrent)
 	}
 	refused := errors.New(`extensionconfigs.runtime.cluster.x-k8s.io is forbidden: User "core-manager" cannot list resource "extensionconfigs"`)
-	reg.SetSyncError(refused)
+	reg.Gate().ListFailed(refused)
 	if err := callBeforeClusterCreate(); !errors.Is(err, refused) {
 		t.Errorf("BeforeClusterCreate while the leader's list is refused: %v, want it to name the refusal", err)
 	}
@@ -239,7 +239,7 @@ func TestClient_AStandbysWarmRegistryAnswersNoCallUntilRebuiltAsLeader(t *testin
 		t.Errorf("GetAllExtensions while the leader's list is refused: %v, want it to name the refusal", err)
 	}
 
-	reg.MarkSynced()
+	reg.Gate().Open(registry.Rebuilt)
 	if !c.IsReady() {
 		t.Error("not IsReady after the rebuild as leader")
 	}

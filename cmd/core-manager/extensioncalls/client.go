@@ -1,4 +1,4 @@
-package runtimeclient
+package extensioncalls
 
 import (
 	"context"
@@ -47,26 +47,62 @@ func New(calls *rtclient.Client, reg *registry.Registry, reader ctrlclient.Reade
 }
 
 // WarmUp registers every listed ExtensionConfig's recorded handlers and
-// makes the registry ready. Like Cluster API's, it may run once.
+// opens the registry's gate. Like Cluster API's, it may run once.
 func (c *Client) WarmUp(list *runtimev1.ExtensionConfigList) error {
 	if list == nil {
 		return errors.New("failed to warm up registry: invalid argument: when calling WarmUp ExtensionConfigList must not be nil")
 	}
-	if c.registry.IsReady() {
+	if c.registry.Gate().IsOpen(registry.WarmedUp) {
 		return errors.New("failed to warm up registry: invalid operation: WarmUp cannot be called on a registry which has already been warmed up")
 	}
 	c.registry.Sync(list.Items)
 	// Cluster API calls it with the leader's own list: the registry is
 	// then as a fresh start builds it.
-	c.registry.MarkReady()
-	c.registry.MarkSynced()
+	c.registry.Gate().Open(registry.WarmedUp)
+	c.registry.Gate().Open(registry.Rebuilt)
 	return nil
 }
 
 // IsReady reports whether calls may be made: the registry was warmed up
 // and, as Cluster API's warm-up runs only on the leader, rebuilt by this
 // replica as leader.
-func (c *Client) IsReady() bool { return c.registry.Current() == nil }
+func (c *Client) IsReady() bool { return c.admit(opGet) == nil }
+
+// registryOp is an operation of Cluster API's registry that our
+// registry's gate holds back.
+type registryOp struct {
+	// refusal is how Cluster API's registry refuses it before its warm-up.
+	refusal string
+	// call is true for the operations a call makes (List, Get): they wait
+	// until the gate lets calls out, the others only for warm-up.
+	call bool
+}
+
+var (
+	opAdd    = registryOp{refusal: "Add cannot be called on a registry which has not been warmed up"}
+	opRemove = registryOp{refusal: "Remove cannot be called on a registry which has not been warmed up"}
+	opList   = registryOp{refusal: "List cannot be called on a registry which has not been warmed up", call: true}
+	opGet    = registryOp{refusal: "Get cannot be called on a registry not yet ready", call: true}
+)
+
+// admit is the one place this client asks the registry's gate whether op
+// may run. When not, it returns Cluster API's error for op, followed, for
+// a call, by what the gate waits for (registry.Gate.Err): a registry that
+// is not current could leave out a config this replica never saw, and a
+// blocking hook with no handler passes.
+func (c *Client) admit(op registryOp) error {
+	gate := c.registry.Gate()
+	if !op.call {
+		if gate.IsOpen(registry.WarmedUp) {
+			return nil
+		}
+		return fmt.Errorf("invalid operation: %s", op.refusal)
+	}
+	if err := gate.Err(); err != nil {
+		return fmt.Errorf("invalid operation: %s: %w", op.refusal, err)
+	}
+	return nil
+}
 
 // Discover runs Discovery and returns a copy of ext whose status lists the
 // handlers under their full HANDLER.EXTENSIONCONFIG names.
@@ -85,8 +121,8 @@ func (c *Client) Register(ext *runtimev1.ExtensionConfig) error {
 	if ext == nil {
 		return errors.New("failed to register ExtensionConfig: failed to add ExtensionConfig to registry: invalid argument: when calling Add extensionConfig must not be nil")
 	}
-	if !c.registry.IsReady() {
-		return fmt.Errorf("failed to register ExtensionConfig %q: failed to add ExtensionConfig %q to registry: invalid operation: Add cannot be called on a registry which has not been warmed up", ext.Name, ext.Name)
+	if err := c.admit(opAdd); err != nil {
+		return fmt.Errorf("failed to register ExtensionConfig %q: failed to add ExtensionConfig %q to registry: %w", ext.Name, ext.Name, err)
 	}
 	if _, _, err := c.registry.Register(ext); err != nil {
 		return fmt.Errorf("failed to register ExtensionConfig %q: %w", ext.Name, err)
@@ -99,8 +135,8 @@ func (c *Client) Unregister(ext *runtimev1.ExtensionConfig) error {
 	if ext == nil {
 		return errors.New("failed to unregister ExtensionConfig: failed to remove ExtensionConfig from registry: invalid argument: when calling Remove ExtensionConfig must not be nil")
 	}
-	if !c.registry.IsReady() {
-		return fmt.Errorf("failed to unregister ExtensionConfig %q: failed to remove ExtensionConfig %q from registry: invalid operation: Remove cannot be called on a registry which has not been warmed up", ext.Name, ext.Name)
+	if err := c.admit(opRemove); err != nil {
+		return fmt.Errorf("failed to unregister ExtensionConfig %q: failed to remove ExtensionConfig %q from registry: %w", ext.Name, ext.Name, err)
 	}
 	c.registry.Unregister(ext.Name)
 	return nil
@@ -114,10 +150,8 @@ func (c *Client) GetAllExtensions(ctx context.Context, hook runtimecatalog.Hook,
 	if err != nil {
 		return nil, fmt.Errorf("failed to get extension handlers for hook %q: failed to compute GroupVersionHook: %w", hookName, err)
 	}
-	// A registry that is not current could leave out a config this
-	// replica never saw, and a blocking hook with no handler passes.
-	if err := c.registry.Current(); err != nil {
-		return nil, fmt.Errorf("failed to get extension handlers for hook %q: failed to list extension handlers for GroupHook %q: invalid operation: List cannot be called on a registry which has not been warmed up: %w",
+	if err := c.admit(opList); err != nil {
+		return nil, fmt.Errorf("failed to get extension handlers for hook %q: failed to list extension handlers for GroupHook %q: %w",
 			gvh.GroupHook(), gvh.GroupHook().String(), err)
 	}
 	handlers := c.registry.ByHook(gvh.GroupHook())
@@ -213,8 +247,8 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 	if err := cat.ValidateResponse(gvh, response); err != nil {
 		return fmt.Errorf("failed to call extension handler %q: response object is invalid for hook %q: %w", name, gvh, err)
 	}
-	if err := c.registry.Current(); err != nil {
-		return fmt.Errorf("failed to call extension handler %q: failed to get extension handler %q from registry: invalid operation: Get cannot be called on a registry not yet ready: %w", name, name, err)
+	if err := c.admit(opGet); err != nil {
+		return fmt.Errorf("failed to call extension handler %q: failed to get extension handler %q from registry: %w", name, name, err)
 	}
 	h, ok := c.registry.Get(name)
 	if !ok {

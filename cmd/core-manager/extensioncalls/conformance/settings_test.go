@@ -14,7 +14,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/cluster-api/exp/runtime/server"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/extensioncalls"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 )
@@ -44,7 +44,7 @@ func TestCallAllExtensions_EachHandlerGetsItsOwnSettingsOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := runtimeclient.New(calls, registry.New(), nil, nil)
+	c := extensioncalls.New(calls, registry.New(), nil, nil)
 	ctx := context.Background()
 	settings := map[string]map[string]string{
 		"ext-a": {"size": "small", "only-a": "secret-of-a"},

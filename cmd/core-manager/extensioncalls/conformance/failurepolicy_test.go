@@ -11,7 +11,7 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/extensioncalls"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
@@ -20,13 +20,13 @@ import (
 
 // withPatchesHandler returns our client behind Cluster API's interface,
 // with one GeneratePatches handler, patches.ext, registered at config.
-func withPatchesHandler(t *testing.T, config runtimev1.ClientConfig, policy runtimev1.FailurePolicy, opts rtclient.Options) *runtimeclient.Client {
+func withPatchesHandler(t *testing.T, config runtimev1.ClientConfig, policy runtimev1.FailurePolicy, opts rtclient.Options) *extensioncalls.Client {
 	t.Helper()
 	calls, err := rtclient.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := runtimeclient.New(calls, registry.New(), nil, nil)
+	c := extensioncalls.New(calls, registry.New(), nil, nil)
 	ext := runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "ext"},
 		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: config, NamespaceSelector: &metav1.LabelSelector{}},

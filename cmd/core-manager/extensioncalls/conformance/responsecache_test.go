@@ -18,7 +18,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/cluster-api/exp/runtime/server"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/extensioncalls"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/topologyresponses"
@@ -102,9 +102,9 @@ func TestResponseCache_AnswersServerLibraryRepeatsOnceAndAsTheExtensionWould(t *
 	}
 	ctx := context.Background()
 	responses := topologyresponses.New(topologyresponses.Options{})
-	cached := runtimeclient.New(calls, registry.New(), nil, responses)
+	cached := extensioncalls.New(calls, registry.New(), nil, responses)
 	// The same extension, never cached: what it answers each request.
-	direct := runtimeclient.New(calls, registry.New(), nil, nil)
+	direct := extensioncalls.New(calls, registry.New(), nil, nil)
 	var configs []runtimev1.ExtensionConfig
 	for _, name := range []string{"opted-in", "not-opted-in"} {
 		discovered, err := cached.Discover(ctx, &runtimev1.ExtensionConfig{
@@ -116,7 +116,7 @@ func TestResponseCache_AnswersServerLibraryRepeatsOnceAndAsTheExtensionWould(t *
 		}
 		configs = append(configs, *discovered)
 	}
-	for _, c := range []*runtimeclient.Client{cached, direct} {
+	for _, c := range []*extensioncalls.Client{cached, direct} {
 		if err := c.WarmUp(&runtimev1.ExtensionConfigList{Items: configs}); err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestResponseCache_AnswersServerLibraryRepeatsOnceAndAsTheExtensionWould(t *
 	responses.SetMaxAge("opted-in", time.Hour)
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "c1"}}
 	r := rand.New(rand.NewPCG(1, 1))
-	generate := func(c *runtimeclient.Client, handler string, req *runtimehooksv1.GeneratePatchesRequest) (*runtimehooksv1.GeneratePatchesResponse, error) {
+	generate := func(c *extensioncalls.Client, handler string, req *runtimehooksv1.GeneratePatchesRequest) (*runtimehooksv1.GeneratePatchesResponse, error) {
 		resp := &runtimehooksv1.GeneratePatchesResponse{}
 		return resp, c.CallExtension(ctx, runtimehooksv1.GeneratePatches, cluster, handler, req, resp)
 	}

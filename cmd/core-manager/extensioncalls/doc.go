@@ -1,7 +1,8 @@
-// Package runtimeclient puts our runtime client and handler registry behind
-// Cluster API's exp/runtime/client.Client interface, so that Cluster API's
-// own reconcilers (topology, Machine, MachineDeployment) call Runtime
-// Extensions through them. Every error a caller can see is worded as
+// Package extensioncalls is how Cluster API's own reconcilers (topology,
+// Machine, MachineDeployment) call Runtime Extensions in the drop-in: it
+// puts our runtime client and handler registry behind Cluster API's
+// exp/runtime/client.Client interface, asks the registry's gate before any
+// call, and counts calls in Cluster API's request metrics. Every error a caller can see is worded as
 // Cluster API v1.14.2's own client words it, so conditions and requeues are
 // the same as under Cluster API's manager, and a handler's failurePolicy
 // Ignore applies to the same errors as there (rtclient.FailurePolicyApplies).
@@ -13,4 +14,4 @@
 //
 // The conformance tests beside it call answers written by Cluster API's
 // own server library through it.
-package runtimeclient
+package extensioncalls

@@ -24,7 +24,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/cluster-api/exp/runtime/server"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/runtimeclient"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/extensioncalls"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
@@ -138,7 +138,7 @@ func TestServerLibrary_AnswersPassOurClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := runtimeclient.New(calls, registry.New(), nil, nil)
+	c := extensioncalls.New(calls, registry.New(), nil, nil)
 	ctx := context.Background()
 	config := &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "capi"},

@@ -1,23 +1,17 @@
-package apiversion
+package dropin
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
 )
 
-var env *apiservertest.Env
-
-func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
-
-func TestGetter_ReadsTheCurrentVersionFromTheCRDsContractLabel(t *testing.T) {
-	get := Getter(env.Client)
+func TestAPIVersionGetter_ReadsTheCurrentVersionFromTheCRDsContractLabel(t *testing.T) {
+	get := apiVersionGetter(env.Client)
 	kind := minimalclass.InfrastructureCluster
 	got, err := get(context.Background(), schema.GroupKind{Group: kind.Group, Kind: kind.Kind})
 	if err != nil {

@@ -1,4 +1,4 @@
-package apiversion
+package dropin
 
 import (
 	"context"
@@ -10,10 +10,12 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/contract"
 )
 
-// Getter returns the function Cluster API's conversion.SetAPIVersionGetter
-// takes: group/version of gk's current API version, read from its CRD's
-// contract labels through reader.
-func Getter(reader client.Reader) func(ctx context.Context, gk schema.GroupKind) (string, error) {
+// apiVersionGetter returns the function Cluster API's
+// conversion.SetAPIVersionGetter takes: group/version of gk's current API
+// version, the newest version gk's CRD lists for the newest contract it
+// implements, read from its contract labels through reader. Cluster API's
+// own getter lives in an internal package another module cannot import.
+func apiVersionGetter(reader client.Reader) func(ctx context.Context, gk schema.GroupKind) (string, error) {
 	return func(ctx context.Context, gk schema.GroupKind) (string, error) {
 		name, crd, err := contract.ReadCRD(ctx, reader, gk)
 		if err != nil {
