@@ -162,18 +162,18 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 		}
 	}
 
-	// The response cache's condition is the drop-in's alone, True where
-	// the annotation holds a duration and False naming a value that does
-	// not; Cluster API and the standalone controller write none.
+	// The response cache's condition is ours alone, True where the
+	// annotation holds a duration and False naming a value that does not;
+	// Cluster API writes none.
 	for config, want := range map[string]metav1.ConditionStatus{ConfigIgnoring: metav1.ConditionTrue, ConfigOversized: metav1.ConditionFalse} {
 		at := "ExtensionConfig " + config + " .status.conditions[ResponsesCached]"
-		if got := dropIn[at+".status"]; got != string(want) {
-			t.Errorf("the drop-in: %s = %q, want %s", at, got, want)
-		}
-		for name, s := range map[string]Snapshot{"Cluster API": baseline, "ours": ours} {
-			if got, ok := s[at+".status"]; ok {
-				t.Errorf("%s: %s = %q, want no such condition", name, at, got)
+		for name, s := range map[string]Snapshot{"ours": ours, "the drop-in": dropIn} {
+			if got := s[at+".status"]; got != string(want) {
+				t.Errorf("%s: %s = %q, want %s", name, at, got, want)
 			}
+		}
+		if got, ok := baseline[at+".status"]; ok {
+			t.Errorf("Cluster API: %s = %q, want no such condition", at, got)
 		}
 	}
 
