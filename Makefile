@@ -436,6 +436,15 @@ test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) $(CYCLONEDX_GOMOD)
 	# default 10-minute limit per package is too tight for it.
 	cd test && $(GO) vet ./... && RSC_BIN_DIR="$(BIN)" $(GO) test -race -timeout 30m $(TEST_FLAGS) ./...
 
+# The unit tier: the product modules' tests under go test -short, which
+# starts no kube-apiserver and builds nothing into bin/ (toolbin.SkipShort
+# and apiservertest.Run skip the tests that need them). No race detector,
+# and go test's result cache is on: an inner loop, not make test.
+.PHONY: test-unit
+test-unit: ## Run the product modules' unit tests, without a kube-apiserver (go test -short).
+	$(GO) test -short $(TEST_FLAGS) ./...
+	cd cmd/core-manager && $(GO) test -short $(TEST_FLAGS) ./...
+
 FUZZTIME ?= 60s
 # Fuzz targets as package:target; `make fuzz` runs each for FUZZTIME.
 FUZZ_TARGETS := ./internal/runtime/client:FuzzDiscoveryResponse ./internal/runtime/client:FuzzDiscoverVariablesResponse \

@@ -17,6 +17,7 @@ var env *apiservertest.Env
 func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
 
 func TestGetter_ReadsTheCurrentVersionFromTheCRDsContractLabel(t *testing.T) {
+	env.Skip(t)
 	get := Getter(env.Client)
 	kind := minimalclass.InfrastructureCluster
 	got, err := get(context.Background(), schema.GroupKind{Group: kind.Group, Kind: kind.Kind})
