@@ -436,6 +436,10 @@ test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) $(CYCLONEDX_GOMOD)
 	# default 10-minute limit per package is too tight for it.
 	cd test && $(GO) vet ./... && RSC_BIN_DIR="$(BIN)" $(GO) test -race -timeout 30m $(TEST_FLAGS) ./...
 
+.PHONY: check-commits
+check-commits: ## Check the messages of the commits since the rule began (hack/check-commits.sh).
+	hack/check-commits.sh
+
 # The unit tier: the product modules' tests under go test -short, which
 # starts no kube-apiserver and builds nothing into bin/ (toolbin.SkipShort
 # and apiservertest.Run skip the tests that need them). No race detector,
