@@ -419,6 +419,12 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml) on each Go module.
 		echo "golangci-lint in $$module"; \
 		(cd $$module && $(GOLANGCI_LINT) run ./...) || exit 1; \
 	done
+	@# golangci-lint's goheader checks the modules above; this, every module.
+	hack/add-license-headers.sh --check
+
+.PHONY: license-headers
+license-headers: ## Add the Apache-2.0 license header to every Go file that lacks it.
+	hack/add-license-headers.sh
 
 .PHONY: test
 test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) $(CYCLONEDX_GOMOD) core-manager build verify-generate lint ## Run every test, with the race detector: unit, envtest, differential and Cluster API's flow.
