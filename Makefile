@@ -93,7 +93,7 @@ NODE_CNI := main/bridge ipam/host-local main/loopback meta/portmap
 CONTAINERD_TAGS := no_btrfs no_devmapper no_zfs urfave_cli_no_docs
 
 .PHONY: node-binaries
-node-binaries: ## Build kubelet, kube-proxy, kube-controller-manager, kube-scheduler (v1.37.2), containerd v2.4.2 with its runc shim and ctr, the bridge, host-local, loopback and portmap CNI plugins (v1.10.0) and CoreDNS v1.15.0 into bin/node (not part of make test).
+node-binaries: ## Build the real node's kubelet, kube-proxy, containerd, CNI plugins and CoreDNS into bin/node.
 	@mkdir -p $(NODE_BIN)/cni
 	cd hack/tools && for cmd in $(NODE_KUBE); do $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o $(NODE_BIN)/$$cmd k8s.io/kubernetes/cmd/$$cmd || exit 1; done
 	cd hack/tools/containerd && CGO_ENABLED=0 $(GO) build -tags "$(CONTAINERD_TAGS)" -o $(NODE_BIN)/ $(addprefix github.com/containerd/containerd/v2/cmd/,$(NODE_CONTAINERD))
@@ -105,7 +105,7 @@ node-binaries: ## Build kubelet, kube-proxy, kube-controller-manager, kube-sched
 NODE_PACKAGES := runc iptables
 
 .PHONY: node-packages
-node-packages: ## Install Debian's runc and iptables when missing (the real node's containers and Service rules; needs root).
+node-packages: ## Install Debian's runc and iptables when missing (as root; the real node needs them).
 	@missing=""; for p in $(NODE_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing$$missing"; apt-get install -y --no-install-recommends $$missing || { apt-get update && apt-get install -y --no-install-recommends $$missing; }; fi
 
@@ -129,7 +129,7 @@ CAPI_OPERATOR_VERSION := v0.29.0
 CAPI_OPERATOR_DATA := $(BIN)/capi-operator-data
 
 .PHONY: node-images
-node-images: ## Write the real node's images as OCI archives into bin/node/images, every binary static and non-root: the sandbox (rsc-pause:node), the sample extension (sample-extension:node), the drop-in (rsc.lab/core-manager:dev, the release's multi-arch image index, built as make release builds it) and Cluster API v1.14.2's core manager, CABPK, KCP, Docker/in-memory provider and test extension (rsc.lab/NAME:v1.14.2, /manager as their Deployments run it), and the Cluster API Operator v0.29.0 (rsc.lab/cluster-api-operator:v0.29.0).
+node-images: ## Write the real node's images (sandbox, extensions, drop-in, Cluster API's) to bin/node/images.
 	@mkdir -p $(NODE_IMAGES) $(BIN)/linux
 	cd test && CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/linux/ ./cmd/rsc-pause ./cmd/sample-extension
 	cd test && $(GO) build -o $(RSC_IMAGE) ./cmd/rsc-image
@@ -156,7 +156,7 @@ $(CAPI_OPERATOR_DATA): hack/capi-operator/go.sum $(KUBECTL)
 NODE_DIR ?= $(CURDIR)/.local/node
 
 .PHONY: node-test
-node-test: node-packages tools capi-providers clusterctl-repository $(CAPI_OPERATOR_DATA) node-binaries node-images ## Start a one-node Kubernetes cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd with runc, kubelet, kube-proxy, CNI) in a network namespace of its own, run the tests that need it, stop it and check that nothing is left (as root; not part of make test; data and logs in .local/node).
+node-test: node-packages tools capi-providers clusterctl-repository $(CAPI_OPERATOR_DATA) node-binaries node-images ## Run the tests on a one-node Kubernetes cluster of its own, then check nothing is left (as root).
 	cd test && RSC_BIN_DIR=$(BIN) RSC_NODE_TEST=1 RSC_NODE_DIR=$(NODE_DIR) RSC_NODE_IMAGES=$(NODE_IMAGES) $(GO) test -count=1 -timeout 90m -v ./node/
 
 ##@ Release
@@ -200,12 +200,12 @@ define cross-build
 endef
 
 .PHONY: release-binaries
-release-binaries: ## Cross-build the drop-in and bin/runtime-sdk-controller's read-only tools for RELEASE_PLATFORMS (linux/amd64, arm64, arm/v7, ppc64le, s390x) into bin/release/OS-ARCH[-VARIANT]/, static.
+release-binaries: ## Cross-build the drop-in and the read-only tools for RELEASE_PLATFORMS into bin/release/.
 	$(call cross-build,cmd/core-manager,.,core-manager)
 	$(call cross-build,.,./cmd/runtime-sdk-controller,runtime-sdk-controller)
 
 .PHONY: release
-release: release-binaries $(CYCLONEDX_GOMOD) $(CAPI_PROVIDERS_DATA) ## Write the drop-in's release into out/ (RELEASE_DIR): its image as one multi-arch OCI image index named RELEASE_IMAGE, clusterctl's release folder of the core provider, the read-only tools' binaries, a CycloneDX SBOM of every binary and checksums.txt; RELEASE_VERSION defaults to v1.14.2-rsc.<commit> (not part of make test).
+release: release-binaries $(CYCLONEDX_GOMOD) $(CAPI_PROVIDERS_DATA) ## Write the drop-in's release (image index, clusterctl folder, SBOMs, checksums) into out/.
 	cd test && $(GO) build -o $(RSC_IMAGE) ./cmd/rsc-image
 	hack/release.sh all "$(RSC_IMAGE)" "$(CYCLONEDX_GOMOD)" "$(CAPI_PROVIDERS_DATA)" "$(CAPI_VERSION)" "$(RELEASE_PLATFORMS)" \
 		"$(RELEASE_BIN)" "$(RELEASE_VERSION)" "$(RELEASE_REVISION)" "$(RELEASE_IMAGE)" "$(RELEASE_DIR)"
@@ -213,12 +213,12 @@ release: release-binaries $(CYCLONEDX_GOMOD) $(CAPI_PROVIDERS_DATA) ## Write the
 ##@ Cluster API baseline
 
 .PHONY: bump-cluster-api
-bump-cluster-api: $(CONTROLLER_GEN) ## Move to another Cluster API release: make bump-cluster-api CAPI_VERSION_NEW=vX.Y.Z rewrites hack/cluster-api-version, every go.mod (the drop-in's modules pinned at the release's versions), the code and docs that name the version, and the generated CRDs; then make test says what changed.
+bump-cluster-api: $(CONTROLLER_GEN) ## Move to another Cluster API release: CAPI_VERSION_NEW=vX.Y.Z, then make test.
 	@[ -n "$(CAPI_VERSION_NEW)" ] || { echo "set CAPI_VERSION_NEW, e.g. make bump-cluster-api CAPI_VERSION_NEW=vX.Y.Z" >&2; exit 2; }
 	GO="$(GO)" hack/bump-cluster-api.sh "$(CAPI_VERSION_NEW)"
 
 .PHONY: capi-baseline
-capi-baseline: $(CAPI_BASELINE) $(CAPI_BASELINE_CRDS) ## Build Cluster API v1.14.2's core manager into bin/capi-baseline, with its CRDs, when missing or stale.
+capi-baseline: $(CAPI_BASELINE) $(CAPI_BASELINE_CRDS) ## Build Cluster API v1.14.2's core manager and its CRDs into bin/ when missing or stale.
 
 $(CAPI_BASELINE): hack/capi-baseline/go.sum
 	@echo "building $@ (a cold build takes about 3 minutes)"
@@ -249,7 +249,7 @@ CLUSTERCTL := $(BIN)/clusterctl
 CAPI_PROVIDERS_DATA := $(BIN)/capi-providers-data
 
 .PHONY: capi-providers
-capi-providers: $(CAPI_BOOTSTRAP) $(CAPI_CONTROL_PLANE) $(CAPI_INFRASTRUCTURE) $(CAPI_TEST_EXTENSION) $(CLUSTERCTL) $(CAPI_PROVIDERS_DATA) ## Build Cluster API v1.14.2's CABPK, KCP, Docker/in-memory provider, test extension and clusterctl into bin/, with their rendered CRDs, webhooks and e2e templates, when missing or older than hack/capi-providers/go.sum.
+capi-providers: $(CAPI_BOOTSTRAP) $(CAPI_CONTROL_PLANE) $(CAPI_INFRASTRUCTURE) $(CAPI_TEST_EXTENSION) $(CLUSTERCTL) $(CAPI_PROVIDERS_DATA) ## Build Cluster API v1.14.2's CABPK, KCP, in-memory provider, test extension and clusterctl.
 
 $(CAPI_BOOTSTRAP): $(CAPI_PROVIDERS_SUM)
 	@echo "building $@ (a cold build takes a few minutes; later ones share the baseline's packages)"
@@ -283,7 +283,7 @@ DROP_IN_IMAGE ?= rsc.lab/core-manager:dev
 CERT_MANAGER_CRDS := $(BIN)/cert-manager-crds
 
 .PHONY: clusterctl-repository
-clusterctl-repository: capi-providers $(CERT_MANAGER_CRDS) ## Write clusterctl repositories into bin/clusterctl-repository (Cluster API v1.14.2's core, CABPK, KCP, Docker provider and test extension as its release renders them, and in drop-in/ our release of the core provider with DROP_IN_IMAGE), and cert-manager v1.21.2's CRDs into bin/cert-manager-crds.
+clusterctl-repository: capi-providers $(CERT_MANAGER_CRDS) ## Write clusterctl repositories (Cluster API's and our core provider) into bin/.
 	hack/render-clusterctl-repository.sh "$(CAPI_PROVIDERS_DATA)" "$(CAPI_VERSION)" "$(DROP_IN_IMAGE)" "$(CLUSTERCTL_REPOSITORY)"
 
 # go list -m names a module's folder without downloading it: nothing is
@@ -298,7 +298,7 @@ $(CERT_MANAGER_CRDS): hack/cert-manager/go.sum
 ##@ Generate
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Write the CRDs into config/crd/bases and the ClusterRole (from +kubebuilder:rbac markers) into config/rbac.
+generate: $(CONTROLLER_GEN) ## Write the CRDs into config/crd/bases and the ClusterRole into config/rbac.
 	hack/generate-crds.sh "$(CONTROLLER_GEN)" "$(CRD_DIR)" "$(CRD_PACKAGES)" "$(CRD_FILES)"
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/... output:rbac:dir=config/rbac
 
@@ -314,16 +314,16 @@ verify-generate: $(CONTROLLER_GEN) ## Fail when the committed CRDs or ClusterRol
 ##@ Build and run
 
 .PHONY: build
-build: ## Build the manager binary into bin/.
+build: ## Build bin/runtime-sdk-controller, the read-only tools.
 	$(GO) build -o $(MANAGER) ./cmd/runtime-sdk-controller
 
 .PHONY: build-dev
-build-dev: ## Build bin/rsc-dev, the launcher `make run` starts, and bin/sample-extension (both in the lab's module, test/).
+build-dev: ## Build bin/rsc-dev, the launcher make run starts, and bin/sample-extension.
 	cd test && $(GO) build -o $(DEV) ./cmd/rsc-dev
 	cd test && $(GO) build -o $(SAMPLE_EXTENSION) ./cmd/sample-extension
 
 .PHONY: run
-run: run-plan tools capi-providers core-manager build build-dev ## Start a Cluster API management cluster on the local control plane with the drop-in (bin/core-manager) as its core manager, Cluster API's CABPK, KCP, in-memory provider and test extension, and the sample extension; apply examples/ (a Cluster among them) and print what the drop-in does whenever it changes (started afresh in .local/management each time); ARGS adds rsc-dev flags, and flags after -- go to the core manager.
+run: run-plan tools capi-providers core-manager build build-dev ## Start a Cluster API management cluster with the drop-in and examples/ (ARGS adds flags).
 	$(DEV) --local-dir "$(LOCAL_DIR)" $(ARGS)
 
 # What a first `make run` builds, and about how long each part takes on 2
@@ -332,7 +332,7 @@ run: run-plan tools capi-providers core-manager build build-dev ## Start a Clust
 # API's providers 2m19s, bin/core-manager 1m53s, our three binaries, which
 # share the drop-in's packages, 3s. Downloading the modules comes on top.
 .PHONY: run-plan
-run-plan:
+run-plan: ## Print what make run builds first, and about how long each part takes.
 	@plan=""; \
 	missing() { for f in "$$@"; do [ -e "$$f" ] || return 0; done; return 1; }; \
 	if missing $(KUBE_APISERVER) $(KUBECTL) $(ETCD) $(CONTROLLER_GEN); then plan+="  tools (kube-apiserver, kubectl, etcd, controller-gen): about 5 minutes\n"; fi; \
@@ -345,7 +345,7 @@ run-plan:
 IMAGE := $(BIN)/runtime-sdk-controller-image.tar
 
 .PHONY: image
-image: ## Write the controller's image, runtime-sdk-controller:latest as config/manager names it, to bin/runtime-sdk-controller-image.tar (an OCI layout archive: static binary, CA certificates, non-root user, no shell); no Docker needed. Load it with docker load -i, or crane push it.
+image: ## Write the controller's image to bin/runtime-sdk-controller-image.tar (no Docker needed).
 	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -o $(BIN)/linux/runtime-sdk-controller ./cmd/runtime-sdk-controller
 	cd test && $(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
 	$(BIN)/rsc-image --binary $(BIN)/linux/runtime-sdk-controller --out $(IMAGE)
@@ -353,38 +353,40 @@ image: ## Write the controller's image, runtime-sdk-controller:latest as config/
 CORE_MANAGER := $(BIN)/core-manager
 
 .PHONY: core-manager
-core-manager: ## Build bin/core-manager, the drop-in for Cluster API v1.14.2's capi-controller-manager with our ExtensionConfig and ClusterClass controllers and runtime client (its own module under cmd/core-manager; go's build cache makes it incremental).
+core-manager: ## Build bin/core-manager, the drop-in for Cluster API v1.14.2's core manager.
 	@[ -e $(CORE_MANAGER) ] || echo "building $(CORE_MANAGER) (a cold build takes 2 to 5 minutes)"
 	cd cmd/core-manager && $(GO) build -o $(CORE_MANAGER) .
 
 CORE_MANAGER_IMAGE := $(BIN)/core-manager-image.tar
 
 .PHONY: core-manager-image
-core-manager-image: ## Write the drop-in core manager's image, core-manager:latest as config/core-manager names it, to bin/core-manager-image.tar: the binary at /manager, where Cluster API's Deployment runs it.
+core-manager-image: ## Write the drop-in's image, the binary at /manager, to bin/core-manager-image.tar.
 	cd cmd/core-manager && CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -o $(BIN)/linux/core-manager .
 	cd test && $(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
 	$(BIN)/rsc-image --binary $(BIN)/linux/core-manager --path-in-image /manager --title core-manager --tag core-manager:latest --out $(CORE_MANAGER_IMAGE)
 
+##@ Lab
+
 .PHONY: build-bench
-build-bench: ## Build bin/rsc-bench, the load tool and the drills (in the lab's module, test/).
+build-bench: ## Build bin/rsc-bench, the load tool and the drills.
 	cd test && $(GO) build -o $(BENCH) ./cmd/rsc-bench
 
 .PHONY: loadtest
-loadtest: tools build-bench ## Run the load tool (seed and scale at N=1000) on a fresh local control plane; LOADTEST_ARGS adds flags.
+loadtest: tools build-bench ## Run the load tool (seed and scale at N=1000) on a fresh local control plane.
 	$(BENCH) loadtest --out loadtest-results $(LOADTEST_ARGS)
 
 .PHONY: compare
-compare: tools capi-baseline build build-bench ## Run seed and scale at N=1000 under our controller and under Cluster API v1.14.2's own manager, each on a fresh local control plane, side by side, with an idle period of 1 minute after scale (every periodic interval of both scaled to it; COMPARE_ARGS="--idle-period 10m" for Cluster API's defaults); COMPARE_ARGS adds flags.
+compare: tools capi-baseline build build-bench ## Run seed and scale at N=1000 under our controller and Cluster API's manager, side by side.
 	$(BENCH) loadtest --compare capi --controller-binary $(MANAGER) --local-dir .local/compare --out compare-results --idle-period 1m $(COMPARE_ARGS)
 
 .PHONY: compare-core-manager
-compare-core-manager: tools capi-baseline core-manager build-bench ## As make compare, with the drop-in core manager (bin/core-manager) in place of our controller, beside Cluster API's own manager.
+compare-core-manager: tools capi-baseline core-manager build-bench ## As make compare, with the drop-in (bin/core-manager) in place of our controller.
 	$(BENCH) loadtest --compare capi --drop-in --controller-binary $(CORE_MANAGER) --local-dir .local/compare-core-manager --out compare-core-manager-results --idle-period 1m $(COMPARE_ARGS)
 
 E2E_REPORT := docs/e2e/flow.md
 
 .PHONY: compare-flow
-compare-flow: tools capi-baseline capi-providers core-manager ## Run Cluster API's provisioning flow (test extension, CABPK, KCP, in-memory provider) under the drop-in and then under Cluster API's own manager, each on a fresh control plane, compare them and write the figures to docs/e2e/flow.md.
+compare-flow: tools capi-baseline capi-providers core-manager ## Run Cluster API's provisioning flow under the drop-in and its own manager; write docs/e2e/flow.md.
 	@mkdir -p $(dir $(E2E_REPORT))
 	cd test && RSC_BIN_DIR="$(BIN)" RSC_E2E_MANAGERS=core-manager,capi-baseline RSC_E2E_REPORT="$(ROOT)/$(E2E_REPORT)" \
 		$(GO) test -count=1 -timeout 40m -v -run TestFlow_ ./e2e/
@@ -394,11 +396,11 @@ compare-flow: tools capi-baseline capi-providers core-manager ## Run Cluster API
 SCALE_ARGS ?= --clusters 10 --out docs/scale/n10.md
 
 .PHONY: scale
-scale: tools capi-baseline capi-providers core-manager build-bench ## Run Cluster API's scale shape (its scale e2e's in-memory-scale flavor, N Clusters, 4 more ClusterClasses, create/idle/ExtensionConfig annotation and settings/upgrade/delete) under the drop-in, under Cluster API's own manager and under the drop-in with the response cache, each on a fresh management cluster, side by side (N=10 takes about 45 minutes; not part of make test); SCALE_ARGS sets flags.
+scale: tools capi-baseline capi-providers core-manager build-bench ## Run Cluster API's scale shape under the drop-in, its own manager and the response cache.
 	RSC_BIN_DIR="$(BIN)" $(BENCH) scale --bin-dir "$(BIN)" --local-dir .local/scale $(SCALE_ARGS)
 
 .PHONY: drill
-drill: tools build build-bench ## Run the fault drills (flap, kube-apiserver restart, 10-minute soak, 10-minute property run) against bin/runtime-sdk-controller on a fresh local control plane; DRILL_ARGS adds flags.
+drill: tools build build-bench ## Run the fault drills (flap, kube-apiserver restart, soak, property) on a local control plane.
 	$(BENCH) drill --controller-binary $(MANAGER) --out drill-results $(DRILL_ARGS)
 
 .PHONY: clean-local
@@ -412,14 +414,20 @@ clean-local: ## Wipe the local control plane's data directory.
 LINT_MODULES := . cmd/core-manager test
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: vet, staticcheck, errcheck, Cluster API's import aliases, ...) on each Go module; make test runs it once the binaries are built, whose compiled packages its type checking then finds in the build cache.
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml) on each Go module.
 	@for module in $(LINT_MODULES); do \
 		echo "golangci-lint in $$module"; \
 		(cd $$module && $(GOLANGCI_LINT) run ./...) || exit 1; \
 	done
+	@# golangci-lint's goheader checks the modules above; this, every module.
+	hack/add-license-headers.sh --check
+
+.PHONY: license-headers
+license-headers: ## Add the Apache-2.0 license header to every Go file that lacks it.
+	hack/add-license-headers.sh
 
 .PHONY: test
-test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) $(CYCLONEDX_GOMOD) core-manager build verify-generate lint ## Run every test (unit, envtest, the differential tests against Cluster API's own manager, and Cluster API's provisioning flow with its own providers under the drop-in) with the race detector.
+test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) $(CYCLONEDX_GOMOD) core-manager build verify-generate lint ## Run every test, with the race detector: unit, envtest, differential and Cluster API's flow.
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi
@@ -434,13 +442,26 @@ test: tools capi-baseline capi-providers $(CERT_MANAGER_CRDS) $(CYCLONEDX_GOMOD)
 	# default 10-minute limit per package is too tight for it.
 	cd test && $(GO) vet ./... && RSC_BIN_DIR="$(BIN)" $(GO) test -race -timeout 30m $(TEST_FLAGS) ./...
 
+.PHONY: check-commits
+check-commits: ## Check the messages of the commits since the rule began (hack/check-commits.sh).
+	hack/check-commits.sh
+
+# The unit tier: the product modules' tests under go test -short, which
+# starts no kube-apiserver and builds nothing into bin/ (toolbin.SkipShort
+# and apiservertest.Run skip the tests that need them). No race detector,
+# and go test's result cache is on: an inner loop, not make test.
+.PHONY: test-unit
+test-unit: ## Run the product modules' unit tests, without a kube-apiserver (go test -short).
+	$(GO) test -short $(TEST_FLAGS) ./...
+	cd cmd/core-manager && $(GO) test -short $(TEST_FLAGS) ./...
+
 FUZZTIME ?= 60s
 # Fuzz targets as package:target; `make fuzz` runs each for FUZZTIME.
 FUZZ_TARGETS := ./internal/runtime/client:FuzzDiscoveryResponse ./internal/runtime/client:FuzzDiscoverVariablesResponse \
 	./pkg/extensionindex:FuzzReferences ./pkg/registration:FuzzHandlerName
 
 .PHONY: fuzz
-fuzz: ## Run every fuzz target for FUZZTIME (default 60s each); not part of `make test`.
+fuzz: ## Run every fuzz target for FUZZTIME (default 60s each).
 	@for target in $(FUZZ_TARGETS); do \
 		pkg=$${target%%:*}; name=$${target##*:}; \
 		echo "fuzzing $$name in $$pkg for $(FUZZTIME)"; \
@@ -448,5 +469,5 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 60s each); not part of `mak
 	done
 
 .PHONY: help
-help: ## List the targets.
-	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
+help: ## List the targets by section.
+	@awk 'BEGIN {FS = ":.*## "} /^##@ / {printf "\n%s\n", substr($$0, 5)} /^[a-zA-Z_-]+:.*## / {printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestAPIVersionGetter_ReadsTheCurrentVersionFromTheCRDsContractLabel(t *testing.T) {
+	env.Skip(t)
 	get := apiVersionGetter(env.Client)
 	kind := minimalclass.InfrastructureCluster
 	got, err := get(context.Background(), schema.GroupKind{Group: kind.Group, Kind: kind.Kind})

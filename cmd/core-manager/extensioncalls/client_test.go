@@ -36,6 +36,7 @@ type rig struct {
 
 func newRig(t *testing.T, selector *metav1.LabelSelector, policy runtimehooksv1.FailurePolicy) *rig {
 	t.Helper()
+	env.Skip(t)
 	handlers := sampleextension.DefaultHandlers()
 	for i := range handlers {
 		handlers[i].FailurePolicy = ptr.To(policy)
@@ -208,6 +209,7 @@ func TestClient_CallAllExtensionsAggregatesEveryAdmittedHandler(t *testing.T) {
 // handler would aggregate to Success: every call fails instead, naming
 // why, so that Cluster API's reconciler retries.
 func TestClient_AStandbysWarmRegistryAnswersNoCallUntilRebuiltAsLeader(t *testing.T) {
+	env.Skip(t)
 	calls, err := rtclient.New(rtclient.Options{})
 	if err != nil {
 		t.Fatal(err)

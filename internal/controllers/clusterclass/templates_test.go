@@ -23,6 +23,7 @@ import (
 // waitRefVersions waits for RefVersionsUpToDate with status and reason.
 func waitRefVersions(t *testing.T, namespace, name string, status metav1.ConditionStatus, reason string) *clusterv1.ClusterClass {
 	t.Helper()
+	env.Skip(t)
 	cc := &clusterv1.ClusterClass{}
 	polltest.Eventually(t, eventually, "RefVersionsUpToDate "+string(status)+" "+reason, func() (bool, string) {
 		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, cc); err != nil {
@@ -72,6 +73,7 @@ func TestReconcile_OwnsItsTemplatesOnceEachWithoutLosingOtherOwners(t *testing.T
 // A template CRD's contract label decides RefVersionsUpToDate; changing it
 // reaches the ClusterClass at once, with no ClusterClass event.
 func TestReconcile_FollowsTheTemplateCRDsContractLabel(t *testing.T) {
+	env.Skip(t)
 	startManager(t)
 	ctx := context.Background()
 	kind := minimalclass.TemplateKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "ContractTestClusterTemplate", Versions: []string{"v1beta1", "v1beta2"}, Contract: "v1beta1"}

@@ -75,6 +75,7 @@ type harnessOptions struct {
 // startControllerWith is startController with more settings.
 func startControllerWith(t *testing.T, clientOpts rtclient.Options, rediscovery time.Duration, o harnessOptions) *harness {
 	t.Helper()
+	env.Skip(t)
 	logs := &polltest.Buffer{}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		// As cmd/runtime-sdk-controller does, at the highest verbosity.
@@ -143,6 +144,7 @@ func uniqueName(prefix string) string { return prefix + "-" + rand.String(6) }
 
 func getExtensionConfig(t *testing.T, name string) *runtimev1.ExtensionConfig {
 	t.Helper()
+	env.Skip(t)
 	ext := &runtimev1.ExtensionConfig{}
 	if err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, ext); err != nil {
 		t.Fatalf("get ExtensionConfig %s: %v", name, err)
@@ -222,6 +224,7 @@ func TestReconcile_ReDiscoveryWithTheSameAnswerWritesNothing(t *testing.T) {
 }
 
 func TestReconcile_BrokenExtensionsReportTheCauseWithoutHotLoopAndRecover(t *testing.T) {
+	env.Skip(t)
 	// A small body bound and a short discovery timeout keep the test fast.
 	startController(t, rtclient.Options{MaxResponseBytes: 64 << 10, DiscoveryTimeout: 500 * time.Millisecond}, 0)
 	closedURL := "https://127.0.0.1:1"
@@ -506,6 +509,7 @@ func TestReconcile_ACARotationCostsOneReconcileAndOneDiscovery(t *testing.T) {
 // With a watch filter, as Cluster API's --watch-filter, only configs
 // labelled with its value are discovered.
 func TestReconcile_WatchFilterLeavesOtherConfigsAlone(t *testing.T) {
+	env.Skip(t)
 	startControllerWith(t, rtclient.Options{}, 0, harnessOptions{watchFilter: "shard-a"})
 	ext := startExtension(t)
 	theirs := uniqueName("theirs")
@@ -526,6 +530,7 @@ func TestReconcile_WatchFilterLeavesOtherConfigsAlone(t *testing.T) {
 }
 
 func TestReconcile_PausedConfigIsNotDiscovered(t *testing.T) {
+	env.Skip(t)
 	startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("paused")
@@ -549,6 +554,7 @@ func TestReconcile_PausedConfigIsNotDiscovered(t *testing.T) {
 }
 
 func TestReconcile_DeleteUnregistersHandlers(t *testing.T) {
+	env.Skip(t)
 	h := startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("delete")

@@ -26,12 +26,12 @@
 //     from exhausting the controller's memory, and 32 MiB holds the largest
 //     answer a 20 MiB request (the most that server library reads) can call
 //     for. Failing, not ignoring, keeps patches from being dropped silently.
-//     Tested by TestCall_AnswersOverTheBoundFailWhateverTheirStatus.
 //   - An answer that names another kind or apiVersion than the hook's
 //     response (an extension serving one hook's answer at another's path).
 //     Cluster API decodes whatever fields match; the server library sets
 //     neither, so only a misrouted or foreign answer names them wrongly.
-//     Tested by TestCall_AnswersOfAnotherKindOrAPIVersionAreNamed.
+//
+// answers_test.go tests both.
 //
 // And a clientConfig that Cluster API's client would still call is refused
 // before any call, as its admission webhook refuses most of them: url and
@@ -39,7 +39,7 @@
 // or namespace, a port outside 1..65535, a url without a host, and a url
 // with user info (a password readable by everyone who reads the spec), a
 // query (the call's own timeout parameter goes there) or a fragment (never
-// sent). These concern no answer. Tested by TestURL.
+// sent). These concern no answer; client_test.go tests them.
 //
 // Nothing here logs: errors carry what went wrong, never CA data or keys.
 package client

@@ -23,11 +23,10 @@ const maxDepth = 2*10_000 + 100
 // is what a cache keeps: a decoded []ClusterClassVariable holds more than
 // its JSON (a JSONSchemaProps takes 384 bytes however little of it an answer
 // sets, each property behind a map entry), and how much more depends on the
-// shape. Measured (TestRetained_MatchesTheHeapADecodedAnswerHolds): 1.07
-// times for long descriptions, 3.2 for typed, described properties, 4.1 for
-// enum values, 6.3 for many minimal variables, 37 for many empty
-// properties; so no one factor on the JSON size bounds memory. Retained
-// comes within 2% of the heap each of these holds.
+// shape: weigh_test.go measures the heap of five shapes of answer against
+// their JSON, and the factor differs more than tenfold between them, so no
+// one factor on the JSON size bounds memory. The same test holds Retained
+// within a few percent of the heap each shape holds.
 //
 // Storage shared by two references is counted at each (an overestimate,
 // which keeps a bound a bound); channels, functions and unsafe pointers

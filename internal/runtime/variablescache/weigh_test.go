@@ -59,7 +59,7 @@ func TestRetained_CountsEachAllocationAsTheAllocatorRoundsIt(t *testing.T) {
 // the weight is measured on the value.
 func TestRetained_MatchesTheHeapADecodedAnswerHolds(t *testing.T) {
 	if testing.Short() {
-		t.Skip("decodes several megabytes")
+		t.Skip("decodes several megabytes; make test runs it")
 	}
 	if raceEnabled {
 		// It allocates every object of under 16 bytes a block of its own,

@@ -2,6 +2,7 @@ package apiservertest
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -83,7 +84,17 @@ func (e *Env) Stop() error {
 // Run is the body of a TestMain: it starts the control plane, stores it in
 // *env, runs the tests and stops it. A control plane that cannot start fails
 // the package with the reason, not with a nil-pointer panic in a test.
+//
+// Under go test -short (make test-unit) it starts nothing and leaves *env
+// nil: the package's tests that need no control plane run, and those that
+// do skip, as Env's methods and Skip do on a nil Env.
 func Run(m *testing.M, env **Env) int {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	if testing.Short() {
+		return m.Run()
+	}
 	started, err := Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "apiservertest: %v\n", err)
@@ -97,6 +108,17 @@ func Run(m *testing.M, env **Env) int {
 	return code
 }
 
+// Skip skips t when e is nil: Run started no control plane, under go
+// test -short. A test whose first use of the control plane is not one of
+// Env's methods calls it first.
+func (e *Env) Skip(t testing.TB) {
+	t.Helper()
+	if e == nil {
+		toolbin.SkipShort(t)
+		t.Fatal("no control plane: start it with apiservertest.Run in TestMain")
+	}
+}
+
 // Namespace creates a namespace with a generated name and optional labels,
 // for one test's objects, holding the templates ClusterClass references.
 // The apiserver alone cannot finish deleting a namespace (that takes
@@ -104,6 +126,7 @@ func Run(m *testing.M, env **Env) int {
 // generated names keep tests apart.
 func (e *Env) Namespace(t testing.TB, labels map[string]string) string {
 	t.Helper()
+	e.Skip(t)
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-", Labels: labels}}
 	if err := e.Client.Create(ctx, ns); err != nil {
@@ -133,6 +156,7 @@ func ExternalPatch(name string, external clusterv1.ExternalPatchDefinition) clus
 // cluster-scoped, so no test namespace keeps them apart.
 func (e *Env) CreateExtensionConfig(t testing.TB, ext *runtimev1.ExtensionConfig) {
 	t.Helper()
+	e.Skip(t)
 	if err := e.Client.Create(context.Background(), ext); err != nil {
 		t.Fatalf("create ExtensionConfig %s: %v", ext.Name, err)
 	}
@@ -146,6 +170,7 @@ func (e *Env) CreateExtensionConfig(t testing.TB, ext *runtimev1.ExtensionConfig
 // deleted when the test ends.
 func (e *Env) RecordedExtensionConfig(t testing.TB, name string, selector *metav1.LabelSelector, handlers ...string) *runtimev1.ExtensionConfig {
 	t.Helper()
+	e.Skip(t)
 	ctx := context.Background()
 	ext := &runtimev1.ExtensionConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: name},

@@ -105,6 +105,7 @@ func TestSmoke_ClusterClassAndExtensionConfigRoundTripThroughTheAPIServer(t *tes
 }
 
 func TestSmoke_InvalidExtensionConfigIsRejectedByTheCRDSchema(t *testing.T) {
+	env.Skip(t)
 	// A service reference without a name: the CRD's validation must refuse
 	// it, which proves the generated schema (not a permissive stand-in) is
 	// installed.

@@ -19,6 +19,7 @@ import (
 // addresses beside loopback; both must hold, even in a directory first
 // used without those addresses.
 func TestWriteKubeconfigAs_TheApiserverSeesTheUserAndGroupsAndServesTheExtraAddresses(t *testing.T) {
+	toolbin.SkipShort(t)
 	binDir, err := toolbin.Dir()
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 
 func startCluster(t *testing.T, dir string, port int) *Cluster {
 	t.Helper()
+	toolbin.SkipShort(t)
 	binDir, err := toolbin.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +155,7 @@ func TestCluster_APIServerRestartKeepsData(t *testing.T) {
 }
 
 func TestStart_RejectsBadInputBeforeStartingAnything(t *testing.T) {
+	toolbin.SkipShort(t)
 	binDir, err := toolbin.Dir()
 	if err != nil {
 		t.Fatal(err)

@@ -57,6 +57,7 @@ const parentLife = 10 * time.Minute
 // Nobody can call Stop after a SIGKILL; the kernel's parent-death signal
 // must stop etcd and kube-apiserver on its own.
 func TestStart_ChildrenStopWhenTheParentIsKilled(t *testing.T) {
+	toolbin.SkipShort(t)
 	dir := t.TempDir()
 	parent := exec.Command(os.Args[0], "-test.run=^$")
 	parent.Env = append(os.Environ(), parentDirEnv+"="+dir)

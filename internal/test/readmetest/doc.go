@@ -1,4 +1,5 @@
-// Package readmetest reads what the README promises about a command line
-// (its flag tables and its make targets) so that tests can hold the README
-// to the binaries' -h output and to the Makefile.
+// Package readmetest reads what the README and the documents under docs/
+// promise (flag tables, make targets, the layout of the tree) so that tests
+// can hold them to the binaries' -h output, to the Makefile and to the
+// tree.
 package readmetest

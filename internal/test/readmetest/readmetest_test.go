@@ -34,7 +34,7 @@ func TestREADME_MakeTargetsTableIsTheMakefiles(t *testing.T) {
 		}
 	}
 	for _, d := range defined {
-		if !slices.Contains(documented, d) && d != "help" {
+		if !slices.Contains(documented, d) {
 			t.Errorf("the Makefile defines make %s, which the README's table lacks", d)
 		}
 	}
@@ -93,5 +93,35 @@ func TestREADME_EveryFlagItNamesIsDefined(t *testing.T) {
 	}
 	if len(checked) < 20 {
 		t.Fatalf("found only %d flags in the README and docs/", len(checked))
+	}
+}
+
+// maxREADMELines keeps the README a front page: the install paths, the
+// flags and the figures have documents of their own under docs/.
+const maxREADMELines = 250
+
+func TestREADME_IsShorterThan250Lines(t *testing.T) {
+	data, err := os.ReadFile(Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(data), "\n"); lines >= maxREADMELines {
+		t.Errorf("the README has %d lines, %d or more: move detail to a document under docs/ and link it", lines, maxREADMELines)
+	}
+}
+
+// The README sets up with two commands, and only these: the rest is in
+// the documents it links.
+func TestREADME_GivesMakeRunAndMakeTestAsItsCommands(t *testing.T) {
+	data, err := os.ReadFile(Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commands []string
+	for _, block := range regexp.MustCompile("(?s)```(?:sh|bash|console)\n(.*?)```").FindAllStringSubmatch(string(data), -1) {
+		commands = append(commands, strings.TrimSpace(block[1]))
+	}
+	if got, want := strings.Join(commands, " | "), "make run | make test"; got != want {
+		t.Errorf("the README's command blocks are %q, want %q", got, want)
 	}
 }

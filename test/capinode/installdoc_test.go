@@ -10,42 +10,42 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// readmeBinDir is where the README's clusterctl.yaml has the checkout.
+// readmeBinDir is where docs/install.md's clusterctl.yaml has the checkout.
 const readmeBinDir = "/path/to/runtime-sdk-controller/bin"
 
-// The README's Install section gives clusterctl.yaml, clusterctl init and
+// docs/install.md gives clusterctl.yaml, clusterctl init and
 // the way back with clusterctl upgrade apply exactly as the node test ran
 // them.
-func TestREADME_GivesTheClusterctlConfigurationAndCommandTheNodeRan(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
+func TestInstallDoc_GivesTheClusterctlConfigurationAndCommandTheNodeRan(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/install.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(raw)
 	config := ClusterctlConfig{BinDir: readmeBinDir, Core: DropInOverride}.YAML()
 	if !strings.Contains(readme, "```yaml\n"+config+"```") {
-		t.Errorf("README.md has no yaml block that is the clusterctl.yaml the node ran:\n%s", config)
+		t.Errorf("docs/install.md has no yaml block that is the clusterctl.yaml the node ran:\n%s", config)
 	}
 	command := regexp.MustCompile(`\\\n\s*`).ReplaceAllString(readme, "")
 	want := "clusterctl init --config clusterctl.yaml " + strings.Join(InitArgs()[1:], " ")
 	if !strings.Contains(command, want) {
-		t.Errorf("README.md does not give %q", want)
+		t.Errorf("docs/install.md does not give %q", want)
 	}
 	back := "clusterctl " + strings.Join(UpgradeCoreArgs(), " ") + " --config clusterctl.yaml"
 	if !strings.Contains(readme, back) {
-		t.Errorf("README.md does not give the way back the node ran, %q", back)
+		t.Errorf("docs/install.md does not give the way back the node ran, %q", back)
 	}
 	ownRelease := ClusterctlConfig{BinDir: readmeBinDir, DropInRelease: true}.YAML()
 	coreEntry := ownRelease[:strings.Index(ownRelease, "  - name: kubeadm")]
 	if !strings.Contains(readme, "```yaml\n"+coreEntry+"```") {
-		t.Errorf("README.md has no yaml block naming our core release as the node did:\n%s", coreEntry)
+		t.Errorf("docs/install.md has no yaml block naming our core release as the node did:\n%s", coreEntry)
 	}
 }
 
-// The README's CoreProvider is the one the node test has the operator
+// docs/install.md's CoreProvider is the one the node test has the operator
 // install the drop-in from.
-func TestREADME_GivesTheCoreProviderTheNodeRan(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
+func TestInstallDoc_GivesTheCoreProviderTheNodeRan(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/install.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +56,13 @@ func TestREADME_GivesTheCoreProviderTheNodeRan(t *testing.T) {
 		}
 		var got map[string]any
 		if err := yaml.Unmarshal([]byte(block[1]), &got); err != nil {
-			t.Fatalf("README.md's CoreProvider: %v", err)
+			t.Fatalf("docs/install.md's CoreProvider: %v", err)
 		}
 		if !equality.Semantic.DeepEqual(got, want) {
 			w, _ := yaml.Marshal(want)
-			t.Errorf("README.md's CoreProvider is not the one the node ran:\n%s\nwant:\n%s", block[1], w)
+			t.Errorf("docs/install.md's CoreProvider is not the one the node ran:\n%s\nwant:\n%s", block[1], w)
 		}
 		return
 	}
-	t.Error("README.md has no yaml block with a CoreProvider")
+	t.Error("docs/install.md has no yaml block with a CoreProvider")
 }

@@ -1,0 +1,45 @@
+package toolbin
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// skipShortChild makes TestSkipShort_SkipsOnlyUnderShort the test that
+// calls SkipShort, in the child the test runs.
+const skipShortChild = "TOOLBIN_SKIP_SHORT_CHILD"
+
+// go test -short skips a test that calls SkipShort, saying that make test
+// runs it; without -short the test runs on.
+func TestSkipShort_SkipsOnlyUnderShort(t *testing.T) {
+	if os.Getenv(skipShortChild) == "1" {
+		SkipShort(t)
+		t.Log("ran past SkipShort")
+		return
+	}
+	for _, tt := range []struct {
+		short bool
+		want  []string
+	}{
+		{short: true, want: []string{"--- SKIP", ShortSkip}},
+		{short: false, want: []string{"--- PASS", "ran past SkipShort"}},
+	} {
+		args := []string{"-test.run=^TestSkipShort_SkipsOnlyUnderShort$", "-test.v"}
+		if tt.short {
+			args = append(args, "-test.short")
+		}
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), skipShortChild+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("short=%t: %v\n%s", tt.short, err, out)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("short=%t: the output lacks %q:\n%s", tt.short, want, out)
+			}
+		}
+	}
+}
