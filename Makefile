@@ -400,8 +400,8 @@ scale: tools capi-baseline capi-providers core-manager build-bench ## Run Cluste
 	RSC_BIN_DIR="$(BIN)" $(BENCH) scale --bin-dir "$(BIN)" --local-dir .local/scale $(SCALE_ARGS)
 
 .PHONY: drill
-drill: tools build build-bench ## Run the fault drills (flap, kube-apiserver restart, soak, property) on a local control plane.
-	$(BENCH) drill --controller-binary $(MANAGER) --out drill-results $(DRILL_ARGS)
+drill: tools $(CAPI_BASELINE_CRDS) core-manager build-bench ## Run the fault drills (flap, kube-apiserver restart, soak, property) against the drop-in.
+	$(BENCH) drill --core-manager $(CORE_MANAGER) --out drill-results $(DRILL_ARGS)
 
 .PHONY: clean-local
 clean-local: ## Wipe the local control plane's data directory.

@@ -7,16 +7,18 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 )
 
 // ControllerOptions start one controller process.
 type ControllerOptions struct {
-	// Binary is the runtime-sdk-controller executable.
+	// Binary is the executable: bin/core-manager, the drop-in, for
+	// StartDropIn; bin/runtime-sdk-controller for StartController.
 	Binary string
 	// Kubeconfig names the control plane to run against.
 	Kubeconfig string
-	// Args are extra flags (intervals, timeouts, cache bounds).
+	// Args are extra flags, after the ones the start function sets.
 	Args []string
 	// LogPath receives the process's stderr.
 	LogPath string
@@ -25,10 +27,37 @@ type ControllerOptions struct {
 // Controller is a running controller process.
 type Controller struct {
 	*managerprocess.Process
+	// stop, when set, stops the process and cleans up after it.
+	stop func()
 }
 
-// StartController starts the binary and waits until it reports ready
-// (its handler registry warmed up).
+// Stop stops the process.
+func (c *Controller) Stop() {
+	if c.stop != nil {
+		c.stop()
+		return
+	}
+	c.Process.Stop()
+}
+
+// StartDropIn starts the drop-in core manager, with Cluster API's
+// RuntimeSDK and ClusterTopology gates and a throw-away webhook
+// certificate, and waits until it reports ready (its handler registry
+// warmed up). The control plane must serve Cluster API's CRDs: the drop-in
+// runs every Cluster API core controller.
+func StartDropIn(ctx context.Context, opts ControllerOptions) (*Controller, error) {
+	m, err := capibaseline.Start(ctx, capibaseline.Options{
+		Binary: opts.Binary, Kubeconfig: opts.Kubeconfig, LogPath: opts.LogPath, Args: opts.Args,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Controller{Process: m.Process, stop: m.Stop}, nil
+}
+
+// StartController starts the standalone runtime-sdk-controller binary and
+// waits until it reports ready (its handler registry warmed up). The
+// drills run the drop-in (StartDropIn).
 func StartController(ctx context.Context, opts ControllerOptions) (*Controller, error) {
 	metricsPort, err := localcluster.FreePort()
 	if err != nil {

@@ -3,6 +3,7 @@ package drill
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,20 +16,24 @@ import (
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 )
 
 var (
 	cluster *localcluster.Cluster
 	env     Env
+	// missing says why the drills cannot run: Cluster API's CRDs, which
+	// the drop-in needs, are not in the tool directory.
+	missing error
 )
 
-// TestMain builds the controller binary and starts one local control plane
-// that the drills share, one after the other.
+// TestMain builds the drop-in core manager and starts one local control
+// plane, serving Cluster API's CRDs, that the drills share, one after the
+// other.
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -45,31 +50,37 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binary := filepath.Join(dir, "runtime-sdk-controller")
-	// Under -race the controller is built with the race detector as well,
-	// so the drills also hunt data races in the process under fault.
-	build := []string{"build", "-o", binary}
-	if raceEnabled {
-		build = append(build, "-race")
-	}
-	// Built in the product's module, so that it links what make build links.
-	buildCmd := exec.Command("go", append(build, "./cmd/runtime-sdk-controller")...)
-	buildCmd.Dir = "../.."
-	if out, err := buildCmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the controller: %v\n%s", err, out)
-		return 1
-	}
 	binDir, err := toolbin.Dir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	crds, err := crd.Definitions()
+	// The drop-in runs every Cluster API core controller: the control
+	// plane serves every core CRD, as `make capi-baseline` copies them.
+	crds, err := capibaseline.CRDs(binDir)
+	if errors.Is(err, capibaseline.ErrMissing) {
+		missing = err
+		return m.Run()
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	crds = append(crds, minimalclass.TemplateCRDs()...)
+	binary := filepath.Join(dir, "core-manager")
+	// Under -race the drop-in is built with the race detector as well, so
+	// the drills also hunt data races in the process under fault.
+	build := []string{"build", "-o", binary}
+	if raceEnabled {
+		build = append(build, "-race")
+	}
+	// A module of its own, built in its directory as make core-manager does.
+	buildCmd := exec.Command("go", append(build, ".")...)
+	buildCmd.Dir = "../../cmd/core-manager"
+	if out, err := buildCmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the drop-in core manager: %v\n%s", err, out)
+		return 1
+	}
 	cluster, err = localcluster.Start(context.Background(), localcluster.Options{Dir: filepath.Join(dir, "cluster"), BinDir: binDir, CRDs: crds})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "local control plane: %v\n", err)
@@ -81,7 +92,7 @@ func run(m *testing.M) int {
 	env = Env{Config: config, Kubeconfig: cluster.KubeconfigPath(), Binary: binary, LogDir: dir}
 	code := m.Run()
 	if code != 0 {
-		// The controller logs say why; they vanish with the directory.
+		// The drop-in's logs say why; they vanish with the directory.
 		for _, name := range []string{"flap", "restart", "soak", "property"} {
 			if data, err := os.ReadFile(filepath.Join(dir, name+"-controller.log")); err == nil {
 				fmt.Fprintf(os.Stderr, "--- last of %s-controller.log:\n%s\n", name, proctest.Tail(string(data), 40))
@@ -91,10 +102,19 @@ func run(m *testing.M) int {
 	return code
 }
 
+// skipShort skips a drill under -short, and when Cluster API's CRDs are
+// missing unless under CI (CI=true), where `make test` must have built
+// them.
 func skipShort(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("runs the controller binary on a local control plane")
+		t.Skip("runs the drop-in core manager on a local control plane")
+	}
+	if missing != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true: %v", missing)
+		}
+		t.Skip(missing)
 	}
 }
 
@@ -158,7 +178,7 @@ func TestRestart_ControllerRidesOutAnAPIServerOutage(t *testing.T) {
 func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
 	skipShort(t)
 	o := SoakOptions{ClusterClasses: 300, ExtensionConfigs: 10, Namespaces: 6, Duration: 40 * time.Second,
-		ChangeEvery: 500 * time.Millisecond, SampleEvery: 4 * time.Second, CacheMaxEntries: 15, Timeout: 3 * time.Minute}
+		ChangeEvery: 500 * time.Millisecond, SampleEvery: 4 * time.Second, Timeout: 3 * time.Minute}
 	r, err := Soak(context.Background(), env, o)
 	noRace(t, "soak")
 	if err != nil {
@@ -181,7 +201,7 @@ func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
 func TestProperty_EveryStatusEqualsAFreshControllers(t *testing.T) {
 	skipShort(t)
 	o := PropertyOptions{Rounds: 6, ClusterClasses: 12, ExtensionConfigs: 4, Namespaces: 3, MaxEventsPerRound: 4,
-		MaxSpacing: 500 * time.Millisecond, CacheMaxAge: 3 * time.Second, Quiet: 1500 * time.Millisecond, Timeout: 2 * time.Minute,
+		MaxSpacing: 500 * time.Millisecond, Quiet: 1500 * time.Millisecond, Timeout: 2 * time.Minute,
 		FailureRoundEvery: 2}
 	if seed := os.Getenv("PROPERTY_SEED"); seed != "" {
 		var err error

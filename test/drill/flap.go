@@ -107,10 +107,15 @@ type FlapReport struct {
 // healthy extensions, the extensions then cycle through fault profiles while
 // their registrations keep changing, and finally heal with a new answer.
 func Flap(ctx context.Context, env Env, o FlapOptions) (*FlapReport, error) {
-	args := []string{
-		"--rediscovery-interval", "15s",
-		"--discovery-timeout", "2s",
-	}
+	// The drop-in discovers every ExtensionConfig again at each
+	// --sync-period (the standalone's --rediscovery-interval), so Discovery
+	// runs under every fault profile besides the drill's changes. The same
+	// period resyncs every Cluster API controller; our ClusterClass
+	// controller enqueues nothing on a resync, so the reconcile bound is
+	// unchanged. Discovery calls time out after Cluster API's 10 s, which
+	// no flag changes (the standalone's were cut to 2 s): a "hang" phase
+	// holds a call up to 10 s, which the heal's timeout allows for.
+	args := []string{"--sync-period=15s"}
 	h, err := setUp(ctx, env, "flap", fixtureOptions{
 		clusterClasses: o.ClusterClasses, extensionConfigs: o.ExtensionConfigs, namespaces: 4, handlerTimeout: 2,
 	}, args, variablesV1, variablesV2)

@@ -25,7 +25,8 @@ type Env struct {
 	Config *rest.Config
 	// Kubeconfig is the same as a file, for the controller process.
 	Kubeconfig string
-	// Binary is the runtime-sdk-controller executable under drill.
+	// Binary is the drop-in core manager under drill (bin/core-manager).
+	// The control plane must serve Cluster API's CRDs.
 	Binary string
 	// LogDir receives one controller log per drill.
 	LogDir string
@@ -79,7 +80,7 @@ func setUp(ctx context.Context, env Env, name string, fo fixtureOptions, args []
 	// The drills measure behaviour under faults, not client-side
 	// throttling: the same allowance as the load tool's in-process manager.
 	args = append([]string{"--kube-api-qps", "500", "--kube-api-burst", "1000"}, args...)
-	h.controller, err = StartController(ctx, ControllerOptions{
+	h.controller, err = StartDropIn(ctx, ControllerOptions{
 		Binary: env.Binary, Kubeconfig: env.Kubeconfig, Args: args,
 		LogPath: filepath.Join(env.LogDir, name+"-controller.log"),
 	})

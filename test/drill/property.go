@@ -7,10 +7,11 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
@@ -33,12 +34,8 @@ type PropertyOptions struct {
 	MaxEventsPerRound int `json:"maxEventsPerRound"`
 	// MaxSpacing bounds the random pause between two events of a round.
 	MaxSpacing time.Duration `json:"maxSpacing"`
-	// CacheMaxAge is the controller's --variables-cache-max-age: a round
-	// waits at least this long (and one refresh interval) after its last
-	// event, so a changed answer has been asked again.
-	CacheMaxAge time.Duration `json:"cacheMaxAge"`
-	// Quiet is how long the controller must reconcile nothing before a
-	// round counts as settled.
+	// Quiet is how long the controller must reconcile nothing (no
+	// ClusterClass, no ExtensionConfig) before a round counts as settled.
 	Quiet time.Duration `json:"quiet"`
 	// FailureRoundEvery makes every n-th round a failure round: it first
 	// makes Discovery of one more config fail, and then draws its first
@@ -54,7 +51,7 @@ type PropertyOptions struct {
 // failure round.
 func DefaultPropertyOptions() PropertyOptions {
 	return PropertyOptions{Duration: 10 * time.Minute, ClusterClasses: 40, ExtensionConfigs: 6, Namespaces: 4,
-		MaxEventsPerRound: 8, MaxSpacing: 700 * time.Millisecond, CacheMaxAge: 4 * time.Second,
+		MaxEventsPerRound: 8, MaxSpacing: 700 * time.Millisecond,
 		Quiet: 2 * time.Second, Timeout: 2 * time.Minute, FailureRoundEvery: 3}
 }
 
@@ -68,7 +65,6 @@ const (
 	eventConfigURL      = "config-url"
 	eventNamespaceLabel = "namespace-labels"
 	eventHandlerToggle  = "handler-added-or-removed"
-	eventAnswerChange   = "answer-change"
 	eventClassReference = "clusterclass-reference"
 	eventManagerRestart = "manager-restart"
 	// Discovery of a config starts or stops failing; each asks for
@@ -94,10 +90,17 @@ func Property(ctx context.Context, env Env, o PropertyOptions) (*PropertyReport,
 		o.Seed = uint64(time.Now().UnixNano())
 	}
 	env.progress("property: seed %d", o.Seed)
-	args := []string{"--variables-cache-max-age", o.CacheMaxAge.String(), "--rediscovery-interval", "1h",
+	// The drop-in discovers every config again at each --sync-period: an
+	// hour, longer than any run, so that every Discovery is one an event
+	// asked for. Its DiscoverVariables answers live Cluster API's 10
+	// minutes, which no flag shortens, so no event changes an extension's
+	// answer: a changed answer would show only after that, and a fresh
+	// manager, which asks at once, would rewrite what the settled one
+	// still serves from its cache, as Cluster API's would.
+	args := []string{"--sync-period=1h",
 		// Calls, refreshes and registration changes are logged at 4: a
 		// round above its bound can be read back from the logs.
-		"--zap-log-level=4"}
+		"--v=4"}
 	h, err := setUp(ctx, env, "property", fixtureOptions{
 		clusterClasses: o.ClusterClasses, extensionConfigs: o.ExtensionConfigs, namespaces: o.Namespaces,
 		selectorEvery: 2, handlerTimeout: 10,
@@ -166,7 +169,6 @@ type propertyWorld struct {
 	hasDiscover []bool
 	recorded    []bool
 	failing     []bool
-	answer      []int
 	baseCA      [][]byte
 	extendedCA  []bool
 	nextCA      []byte
@@ -201,7 +203,6 @@ func newPropertyWorld(h *harness, o PropertyOptions, args []string) (*propertyWo
 		p.hasDiscover = append(p.hasDiscover, true)
 		p.recorded = append(p.recorded, true)
 		p.failing = append(p.failing, false)
-		p.answer = append(p.answer, 1)
 		p.baseCA = append(p.baseCA, e.ca)
 		p.extendedCA = append(p.extendedCA, false)
 		e.server.SetVariables(sampleextension.DiscoverVariablesHandler, answerOf(1))
@@ -223,6 +224,7 @@ func (p *propertyWorld) createClasses(ctx context.Context) error {
 // the extensions served.
 type counters struct {
 	reconciles, errors, calls                             int64
+	configReconciles                                      int64
 	unchangedRefreshes, changedRefreshes, failedRefreshes int64
 	// observedCalls are the DiscoverVariables calls the controllers
 	// counted as they returned.
@@ -257,6 +259,7 @@ func (p *propertyWorld) counters(ctx context.Context) (counters, error) {
 	return counters{
 		reconciles:         p.retired.reconciles + s.Reconciles - s.ReconcileErrors,
 		errors:             p.retired.errors + s.ReconcileErrors,
+		configReconciles:   p.retired.configReconciles + s.ConfigReconciles,
 		calls:              p.servedCalls(),
 		unchangedRefreshes: p.retired.unchangedRefreshes + s.UnchangedRefreshes,
 		changedRefreshes:   p.retired.changedRefreshes + s.ChangedRefreshes,
@@ -275,18 +278,59 @@ func (p *propertyWorld) servedCalls() int64 {
 	return total
 }
 
-// settle waits until a changed answer has had time to be asked again
-// since lastEvent, and then until the controller reconciles nothing for
-// the quiet period. It returns the time from lastEvent.
+// settle waits until every status observes its object's generation and
+// then until the controller reconciles nothing, neither ClusterClass nor
+// ExtensionConfig, for the quiet period. It returns the time from
+// lastEvent to the last reconcile.
 func (p *propertyWorld) settle(ctx context.Context, lastEvent time.Time) (time.Duration, error) {
-	refreshed := lastEvent.Add(p.o.CacheMaxAge + clusterclass.RefreshIntervalFor(p.o.CacheMaxAge) + 500*time.Millisecond)
+	stale := ""
 	_, lastMoved, err := quiet.Wait(ctx, quiet.Options{Quiet: p.o.Quiet, Timeout: p.o.Timeout, Interval: 200 * time.Millisecond},
 		quiet.Equal[int64], func() (int64, bool, error) {
 			c, err := p.counters(ctx)
-			return c.reconciles + c.errors, time.Now().After(refreshed), err
+			if err != nil {
+				return 0, false, err
+			}
+			stale, err = p.staleStatus(ctx)
+			return c.reconciles + c.errors + c.configReconciles, stale == "", err
 		})
 	if err != nil {
+		if stale != "" {
+			return 0, fmt.Errorf("after the last event: %w (%s)", err, stale)
+		}
 		return 0, fmt.Errorf("after the last event: %w", err)
 	}
 	return lastMoved.Sub(lastEvent), nil
+}
+
+// staleStatus names an object whose status the controller has not yet
+// written for its current spec, or returns "" when there is none: every
+// ClusterClass needs a VariablesReady condition and every ExtensionConfig
+// a Discovered condition, each observing its object's generation. The
+// standalone's rounds waited out its short answer max age, which covered
+// this; the drop-in's lasts 10 minutes.
+func (p *propertyWorld) staleStatus(ctx context.Context) (string, error) {
+	classes := &clusterv1.ClusterClassList{}
+	if err := p.h.client.List(ctx, classes); err != nil {
+		return "", err
+	}
+	for i := range classes.Items {
+		cc := &classes.Items[i]
+		ready := meta.FindStatusCondition(cc.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
+		// Not status.observedGeneration: a failed reconcile leaves it.
+		if ready == nil || ready.ObservedGeneration != cc.Generation {
+			return fmt.Sprintf("ClusterClass %s/%s: generation %d, VariablesReady %v", cc.Namespace, cc.Name, cc.Generation, ready), nil
+		}
+	}
+	configs := &runtimev1.ExtensionConfigList{}
+	if err := p.h.client.List(ctx, configs); err != nil {
+		return "", err
+	}
+	for i := range configs.Items {
+		ext := &configs.Items[i]
+		discovered := meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
+		if discovered == nil || discovered.ObservedGeneration != ext.Generation {
+			return fmt.Sprintf("ExtensionConfig %s: generation %d, Discovered %v", ext.Name, ext.Generation, discovered), nil
+		}
+	}
+	return "", nil
 }

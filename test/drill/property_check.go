@@ -75,7 +75,7 @@ func (p *propertyWorld) checkFresh(ctx context.Context, round int) ([]string, er
 			configs++
 		}
 	}
-	checker, err := StartController(ctx, p.controllerOptions(fmt.Sprintf("property-check-%d.log", round)))
+	checker, err := StartDropIn(ctx, p.controllerOptions(fmt.Sprintf("property-check-%d.log", round)))
 	if err != nil {
 		return nil, fmt.Errorf("start the fresh controller: %w", err)
 	}

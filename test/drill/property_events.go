@@ -213,18 +213,6 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent, k int) (*s
 			scope = newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) })
 		}
 		return scope, p.touchConfig(ctx, k)
-	case eventAnswerChange:
-		p.answer[k]++
-		ev.Target = fmt.Sprintf("%s answers rev%d", f.extensions[k].name, p.answer[k])
-		f.extensions[k].server.SetVariables(sampleextension.DiscoverVariablesHandler, answerOf(p.answer[k]))
-		// The refresh reaches whoever uses the answer by then.
-		return newScope(func() ([]int, []int) {
-			if !p.recorded[k] {
-				return nil, nil
-			}
-			a := p.admittedReferencers(k)
-			return a, a
-		}), nil
 	case eventClassReference:
 		i := p.rng.IntN(len(f.classes))
 		f.classConfig[i] = p.rng.IntN(len(f.extensions))
@@ -303,7 +291,7 @@ func (p *propertyWorld) restart(ctx context.Context) error {
 	p.h.controller.Stop()
 	p.retired = last
 	p.restarts++
-	p.h.controller, err = StartController(ctx, p.controllerOptions(fmt.Sprintf("property-controller-%d.log", p.restarts)))
+	p.h.controller, err = StartDropIn(ctx, p.controllerOptions(fmt.Sprintf("property-controller-%d.log", p.restarts)))
 	return err
 }
 

@@ -93,7 +93,10 @@ func (p *propertyWorld) kinds() []string {
 		kinds = append(kinds, eventConfigCreate)
 	}
 	if p.anyConfig(p.existing) {
-		kinds = append(kinds, eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL, eventHandlerToggle, eventAnswerChange)
+		kinds = append(kinds, eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL)
+	}
+	if p.anyConfig(p.toggles) {
+		kinds = append(kinds, eventHandlerToggle)
 	}
 	if p.anyConfig(p.discovers) {
 		kinds = append(kinds, eventDiscoveryFails)
@@ -139,8 +142,10 @@ func (p *propertyWorld) configFor(kind string) int {
 		return p.pickConfigWhere(p.discovers)
 	case eventDiscoveryRecovers:
 		return p.pickConfigWhere(p.fails)
-	case eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL, eventHandlerToggle, eventAnswerChange:
+	case eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL:
 		return p.pickConfigWhere(p.existing)
+	case eventHandlerToggle:
+		return p.pickConfigWhere(p.toggles)
 	}
 	return -1
 }
@@ -150,6 +155,17 @@ func (p *propertyWorld) existing(k int) bool  { return p.exists[k] }
 func (p *propertyWorld) deleted(k int) bool   { return !p.exists[k] }
 func (p *propertyWorld) discovers(k int) bool { return p.exists[k] && !p.failing[k] }
 func (p *propertyWorld) fails(k int) bool     { return p.exists[k] && p.failing[k] }
+
+// toggles is the side whose extension may add or remove its
+// DiscoverVariables handler: an existing config, but not one whose
+// Discovery fails while it serves the handler. Removing it there changes
+// no registration, so the drop-in answers from the answers it keeps for
+// Cluster API's 10 minutes, while a fresh one calls and finds no handler:
+// an answer changed behind a registration, as Cluster API's would serve
+// it too. Adding it there is kept: nothing uses a handler not registered.
+func (p *propertyWorld) toggles(k int) bool {
+	return p.exists[k] && (!p.failing[k] || !p.hasDiscover[k])
+}
 
 // anyConfig reports whether some config is on side.
 func (p *propertyWorld) anyConfig(side func(k int) bool) bool {

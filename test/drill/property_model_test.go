@@ -202,26 +202,29 @@ func TestFlipped_CountsEveryFlipAndTheRequestsOfTheNewlyAdmitted(t *testing.T) {
 
 func TestKinds_OfferWhatTheConfigsAllowAndARestartLessOften(t *testing.T) {
 	always := []string{eventNamespaceLabel, eventClassReference}
-	onExisting := []string{eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL, eventHandlerToggle, eventAnswerChange}
+	onExisting := []string{eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL}
+	serving := []bool{true, true}
 	tests := []struct {
-		name            string
-		exists, failing []bool
-		want            []string
+		name                         string
+		exists, failing, hasDiscover []bool
+		want                         []string
 	}{
-		{"every config exists", []bool{true, true}, []bool{false, false},
-			slices.Concat(always, onExisting, []string{eventDiscoveryFails})},
-		{"every config deleted", []bool{false, false}, []bool{false, true}, append(slices.Clone(always), eventConfigCreate)},
-		{"some deleted", []bool{true, false}, []bool{false, false},
-			slices.Concat(always, []string{eventConfigCreate}, onExisting, []string{eventDiscoveryFails})},
-		{"every existing config fails Discovery", []bool{true, true}, []bool{true, true},
+		{"every config exists", []bool{true, true}, []bool{false, false}, serving,
+			slices.Concat(always, onExisting, []string{eventHandlerToggle, eventDiscoveryFails})},
+		{"every config deleted", []bool{false, false}, []bool{false, true}, serving, append(slices.Clone(always), eventConfigCreate)},
+		{"some deleted", []bool{true, false}, []bool{false, false}, serving,
+			slices.Concat(always, []string{eventConfigCreate}, onExisting, []string{eventHandlerToggle, eventDiscoveryFails})},
+		{"every existing config fails Discovery and serves DiscoverVariables", []bool{true, true}, []bool{true, true}, serving,
 			slices.Concat(always, onExisting, []string{eventDiscoveryRecovers})},
-		{"some fail Discovery", []bool{true, true}, []bool{false, true},
-			slices.Concat(always, onExisting, []string{eventDiscoveryFails, eventDiscoveryRecovers})},
+		{"every existing config fails Discovery, one without DiscoverVariables", []bool{true, true}, []bool{true, true}, []bool{true, false},
+			slices.Concat(always, onExisting, []string{eventHandlerToggle, eventDiscoveryRecovers})},
+		{"some fail Discovery", []bool{true, true}, []bool{false, true}, serving,
+			slices.Concat(always, onExisting, []string{eventHandlerToggle, eventDiscoveryFails, eventDiscoveryRecovers})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := modelWorld()
-			p.exists, p.failing = tt.exists, tt.failing
+			p.exists, p.failing, p.hasDiscover = tt.exists, tt.failing, tt.hasDiscover
 			restarts := 0
 			const draws = 400
 			for range draws {
@@ -253,7 +256,8 @@ func TestConfigFor_PicksFromTheSideTheKindNeeds(t *testing.T) {
 		{eventConfigDelete, []int{0, 1}},
 		{eventConfigSettings, []int{0, 1}},
 		{eventConfigURL, []int{0, 1}},
-		{eventHandlerToggle, []int{0, 1}},
+		// 1 fails Discovery while serving DiscoverVariables: not toggled.
+		{eventHandlerToggle, []int{0}},
 		{eventDiscoveryFails, []int{0}},
 		{eventDiscoveryRecovers, []int{1}},
 		{eventNamespaceLabel, []int{-1}},

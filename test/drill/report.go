@@ -90,7 +90,7 @@ func (r *SoakReport) Write(w io.Writer) error {
 		mib(r.RSS.Min), mib(r.RSS.Max), 100*r.RSS.Growth, mib(r.Heap.Min), mib(r.Heap.Max), 100*r.Heap.Growth,
 		r.Goroutines.Min, r.Goroutines.Max, 100*r.Goroutines.Growth)
 	fmt.Fprintf(w, "call cache: at most %d entries (bound %d); empty %s after every ExtensionConfig was deleted\n",
-		r.CacheEntriesMax, o.CacheMaxEntries, r.CacheEmptied.Round(time.Millisecond))
+		r.CacheEntriesMax, r.CacheBound, r.CacheEmptied.Round(time.Millisecond))
 	fmt.Fprintf(w, "soak cost %d reconciles and %d DiscoverVariables calls; settled %s after the last change; %d states checked, %d lost good variables%s\n",
 		r.Reconciles, r.Calls, r.Converged.Round(time.Millisecond), r.Observed, len(r.Losses), losses(r.Losses))
 	return nil
@@ -116,8 +116,8 @@ func losses(l []Loss) string {
 // Write prints the property drill's rounds against their bounds.
 func (r *PropertyReport) Write(w io.Writer) error {
 	o := r.Options
-	fmt.Fprintf(w, "\nproperty: seed %d; %d ClusterClasses, %d ExtensionConfigs, %d namespaces; up to %d events a round, %s apart at most; max age %s; failure round every %d\n",
-		o.Seed, o.ClusterClasses, o.ExtensionConfigs, o.Namespaces, o.MaxEventsPerRound, o.MaxSpacing, o.CacheMaxAge, o.FailureRoundEvery)
+	fmt.Fprintf(w, "\nproperty: seed %d; %d ClusterClasses, %d ExtensionConfigs, %d namespaces; up to %d events a round, %s apart at most; failure round every %d\n",
+		o.Seed, o.ClusterClasses, o.ExtensionConfigs, o.Namespaces, o.MaxEventsPerRound, o.MaxSpacing, o.FailureRoundEvery)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "round\tevents\tDiscovery failing\treconciles\tbound\tcalls\tbound\tidle refreshes\tchanged/failed refreshes\terrors\tquiet after\tmodel mismatches\tfresh writes\t")
 	for _, rd := range r.Rounds {

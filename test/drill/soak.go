@@ -13,6 +13,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
 )
 
@@ -27,9 +28,6 @@ type SoakOptions struct {
 	ChangeEvery time.Duration `json:"changeEvery"`
 	// SampleEvery is the pause between two readings of the controller.
 	SampleEvery time.Duration `json:"sampleEvery"`
-	// CacheMaxEntries bounds the controller's DiscoverVariables cache; it
-	// is set below what the changes would fill, so the bound is exercised.
-	CacheMaxEntries int `json:"cacheMaxEntries"`
 	// Timeout bounds set-up and the final convergence.
 	Timeout time.Duration `json:"timeout"`
 }
@@ -38,7 +36,7 @@ type SoakOptions struct {
 // 10 minutes, a change every 2 seconds.
 func DefaultSoakOptions() SoakOptions {
 	return SoakOptions{ClusterClasses: 10000, ExtensionConfigs: 100, Namespaces: 50, Duration: 10 * time.Minute,
-		ChangeEvery: 2 * time.Second, SampleEvery: 15 * time.Second, CacheMaxEntries: 150, Timeout: 5 * time.Minute}
+		ChangeEvery: 2 * time.Second, SampleEvery: 15 * time.Second, Timeout: 5 * time.Minute}
 }
 
 // soakChanges are the periodic changes, taken in turn.
@@ -90,8 +88,10 @@ type SoakReport struct {
 	RSS        Trend    `json:"rss"`
 	Heap       Trend    `json:"heap"`
 	Goroutines Trend    `json:"goroutines"`
-	// CacheEntriesMax is the largest call cache size sampled.
+	// CacheEntriesMax is the largest call cache size sampled; CacheBound
+	// is the most the drop-in's cache holds.
 	CacheEntriesMax int64 `json:"cacheEntriesMax"`
+	CacheBound      int64 `json:"cacheBound"`
 	// Converged is how long the last change took to settle.
 	Converged time.Duration `json:"converged"`
 	// CacheEmptied is how long after every ExtensionConfig was deleted the
@@ -107,10 +107,13 @@ type SoakReport struct {
 // changes of every kind the controller reacts to, the controller's memory,
 // goroutines and call cache sampled throughout.
 func Soak(ctx context.Context, env Env, o SoakOptions) (*SoakReport, error) {
-	args := []string{"--rediscovery-interval", "1m"}
-	if o.CacheMaxEntries > 0 {
-		args = append(args, "--variables-cache-max-entries", strconv.Itoa(o.CacheMaxEntries))
-	}
+	// --sync-period is the drop-in's rediscovery interval (and every
+	// Cluster API controller's resync, which enqueues no ClusterClass of
+	// ours). The drop-in's call cache bound is fixed, with no flag, far
+	// above what the soak fills: the soak holds the cache to it and to
+	// emptying when every handler goes, and the eviction at the bound is
+	// left to variablescache's tests.
+	args := []string{"--sync-period=1m"}
 	h, err := setUp(ctx, env, "soak", fixtureOptions{
 		clusterClasses: o.ClusterClasses, extensionConfigs: o.ExtensionConfigs, namespaces: o.Namespaces,
 		selectorEvery: 5, handlerTimeout: 10,
@@ -119,7 +122,7 @@ func Soak(ctx context.Context, env Env, o SoakOptions) (*SoakReport, error) {
 		return nil, err
 	}
 	defer h.tearDown(context.WithoutCancel(ctx))
-	report := &SoakReport{Options: o, Changes: map[string]int{}}
+	report := &SoakReport{Options: o, Changes: map[string]int{}, CacheBound: variablescache.DefaultMaxEntries}
 	if err := h.fixture.createClasses(ctx, h.client); err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func (r *SoakReport) Problems() []string {
 			p = append(p, fmt.Sprintf("the soak made no %s change", kind))
 		}
 	}
-	if bound := int64(r.Options.CacheMaxEntries); bound > 0 && r.CacheEntriesMax > bound {
+	if bound := r.CacheBound; bound > 0 && r.CacheEntriesMax > bound {
 		p = append(p, fmt.Sprintf("the call cache held %d entries, over its bound %d", r.CacheEntriesMax, bound))
 	}
 	if r.Goroutines.Growth > maxSoakGrowth {

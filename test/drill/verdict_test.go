@@ -12,7 +12,7 @@ func TestProblems_NameWhatWentWrong(t *testing.T) {
 			ReconcileBound: 500, DiscoverVariablesCalls: 20}
 	}
 	longSoak := func() *SoakReport {
-		r := &SoakReport{Options: SoakOptions{Duration: 10 * time.Minute, CacheMaxEntries: 150}, Changes: map[string]int{}, CacheEntriesMax: 150}
+		r := &SoakReport{Options: SoakOptions{Duration: 10 * time.Minute}, Changes: map[string]int{}, CacheEntriesMax: 150, CacheBound: 150}
 		for _, kind := range soakChanges {
 			r.Changes[kind] = 1
 		}

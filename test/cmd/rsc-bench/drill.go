@@ -13,31 +13,37 @@ import (
 	"strings"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/rest"
+
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/drill"
 )
 
 type drillOptions struct {
-	drills     string
-	flap       drill.FlapOptions
-	restart    drill.RestartOptions
-	soak       drill.SoakOptions
-	property   drill.PropertyOptions
-	localDir   string
-	binDir     string
-	out        string
-	controller string
+	drills      string
+	flap        drill.FlapOptions
+	restart     drill.RestartOptions
+	soak        drill.SoakOptions
+	property    drill.PropertyOptions
+	localDir    string
+	binDir      string
+	out         string
+	coreManager string
 }
 
 // runDrill is the `drill` subcommand: it starts a fresh local control plane
-// and runs the fault drills against the controller binary, run as its own
-// process.
+// serving Cluster API's CRDs and runs the fault drills against the drop-in
+// core manager, run as its own process.
 func runDrill(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o := drillOptions{flap: drill.DefaultFlapOptions(), restart: drill.DefaultRestartOptions(), soak: drill.DefaultSoakOptions(), property: drill.DefaultPropertyOptions()}
 	fs := flag.NewFlagSet(name+" drill", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.drills, "drills", "flap,restart,soak,property", "Drills to run, in order: flap (an extension cycling through faults), restart (kube-apiserver killed and started mid-reconcile), soak (many objects, periodic changes), property (random events, every status checked against a fresh controller).")
+	fs.StringVar(&o.drills, "drills", "flap,restart,soak,property", "Drills to run, in order: flap (an extension cycling through faults), restart (kube-apiserver killed and started mid-reconcile), soak (many objects, periodic changes), property (random events, every status checked against a fresh drop-in).")
 	fs.IntVar(&o.flap.ClusterClasses, "flap-cluster-classes", o.flap.ClusterClasses, "ClusterClasses of the flap drill.")
 	fs.DurationVar(&o.flap.Duration, "flap-duration", o.flap.Duration, "How long the extensions flap.")
 	fs.IntVar(&o.restart.ClusterClasses, "restart-cluster-classes", o.restart.ClusterClasses, "ClusterClasses of the restart drill.")
@@ -45,15 +51,14 @@ func runDrill(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.IntVar(&o.soak.ClusterClasses, "soak-cluster-classes", o.soak.ClusterClasses, "ClusterClasses of the soak.")
 	fs.IntVar(&o.soak.ExtensionConfigs, "soak-extension-configs", o.soak.ExtensionConfigs, "ExtensionConfigs of the soak, each served by its own sample extension.")
 	fs.DurationVar(&o.soak.Duration, "soak-duration", o.soak.Duration, "How long the soak's changes keep coming.")
-	fs.IntVar(&o.soak.CacheMaxEntries, "soak-cache-max-entries", o.soak.CacheMaxEntries, "--variables-cache-max-entries of the soaked controller; below what the changes fill, so the bound is exercised.")
 	fs.Uint64Var(&o.property.Seed, "property-seed", 0, "Seed of the property drill's events (0: from the clock); printed, so a failure can be repeated.")
 	fs.DurationVar(&o.property.Duration, "property-duration", o.property.Duration, "How long the property drill's rounds keep coming.")
 	fs.IntVar(&o.property.ClusterClasses, "property-cluster-classes", o.property.ClusterClasses, "ClusterClasses of the property drill.")
 	fs.IntVar(&o.property.FailureRoundEvery, "property-failure-round-every", o.property.FailureRoundEvery, "Every n-th round of the property drill makes Discovery of a config fail and changes the settings, CA or URL of configs whose Discovery fails (0: none).")
-	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "drill"), "Data directory of the drills' control plane and the controller logs; wiped at start.")
-	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
+	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "drill"), "Data directory of the drills' control plane and the drop-in's logs; wiped at start.")
+	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd, kube-apiserver and Cluster API's CRDs (capi-baseline-crds, from make capi-baseline); defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
 	fs.StringVar(&o.out, "out", "drill-results", "Directory for report.txt and report.json.")
-	fs.StringVar(&o.controller, "controller-binary", filepath.Join("bin", "runtime-sdk-controller"), "The runtime-sdk-controller binary the drills run.")
+	fs.StringVar(&o.coreManager, "core-manager", filepath.Join("bin", "core-manager"), "The drop-in core manager binary the drills run (make core-manager).")
 	return cli.Run(fs, args, stderr, func() error { return drillMain(ctx, o, stdout, stderr) })
 }
 
@@ -69,13 +74,16 @@ func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) er
 		}
 		names = append(names, d)
 	}
-	binary, err := controllerBinary(o.controller)
+	binary, err := filepath.Abs(o.coreManager)
 	if err != nil {
 		return err
 	}
-	// The controllers under drill log to their own files in the data
+	if info, err := os.Stat(binary); err != nil || info.IsDir() {
+		return fmt.Errorf("--core-manager %s: not a file (build it with make core-manager): %v", o.coreManager, err)
+	}
+	// The drop-ins under drill log to their own files in the data
 	// directory.
-	cluster, config, err := startToolCluster(ctx, o.localDir, o.binDir, stderr)
+	cluster, config, err := startDrillCluster(ctx, o.localDir, o.binDir, stderr)
 	if err != nil {
 		return err
 	}
@@ -113,7 +121,7 @@ func drillMain(ctx context.Context, o drillOptions, stdout, stderr io.Writer) er
 			}
 		}
 		if err != nil {
-			return errors.Join(fmt.Errorf("%s: %w (controller logs in %s)", name, err, cluster.Dir()), writeDrillJSON(o.out, reports))
+			return errors.Join(fmt.Errorf("%s: %w (drop-in logs in %s)", name, err, cluster.Dir()), writeDrillJSON(o.out, reports))
 		}
 	}
 	if err := writeDrillJSON(o.out, reports); err != nil {
@@ -147,4 +155,32 @@ func writeDrillJSON(dir string, reports map[string]drill.Report) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "report.json"), append(data, '\n'), 0o644)
+}
+
+// startDrillCluster wipes localDir and starts a control plane there that
+// serves Cluster API's core CRDs, which the drop-in's controllers watch,
+// and the fixture's template CRDs.
+func startDrillCluster(ctx context.Context, localDir, binDir string, stderr io.Writer) (*localcluster.Cluster, *rest.Config, error) {
+	logErrorsOnly(stderr)
+	if binDir == "" {
+		var err error
+		if binDir, err = toolbin.Dir(); err != nil {
+			return nil, nil, err
+		}
+	}
+	crds, err := capibaseline.CRDs(binDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	crds = append(append([]*apiextensionsv1.CustomResourceDefinition{}, crds...), minimalclass.TemplateCRDs()...)
+	if err := os.RemoveAll(localDir); err != nil {
+		return nil, nil, fmt.Errorf("wipe %s: %w", localDir, err)
+	}
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: localDir, BinDir: binDir, CRDs: crds})
+	if err != nil {
+		return nil, nil, fmt.Errorf("local control plane: %w", err)
+	}
+	config := cluster.Config()
+	config.QPS, config.Burst = 500, 1000
+	return cluster, config, nil
 }
