@@ -372,16 +372,12 @@ build-bench: ## Build bin/rsc-bench, the load tool and the drills.
 	cd test && $(GO) build -o $(BENCH) ./cmd/rsc-bench
 
 .PHONY: loadtest
-loadtest: tools build-bench ## Run the load tool (seed and scale at N=1000) on a fresh local control plane.
-	$(BENCH) loadtest --out loadtest-results $(LOADTEST_ARGS)
+loadtest: tools capi-baseline core-manager build-bench ## Run the load tool under the drop-in (seed, scale at N=1000); LOADTEST_ARGS adds flags.
+	$(BENCH) loadtest --controller-binary $(CORE_MANAGER) --out loadtest-results $(LOADTEST_ARGS)
 
 .PHONY: compare
-compare: tools capi-baseline build build-bench ## Run seed and scale at N=1000 under our controller and Cluster API's manager, side by side.
-	$(BENCH) loadtest --compare capi --controller-binary $(MANAGER) --local-dir .local/compare --out compare-results --idle-period 1m $(COMPARE_ARGS)
-
-.PHONY: compare-core-manager
-compare-core-manager: tools capi-baseline core-manager build-bench ## As make compare, with the drop-in (bin/core-manager) in place of our controller.
-	$(BENCH) loadtest --compare capi --drop-in --controller-binary $(CORE_MANAGER) --local-dir .local/compare-core-manager --out compare-core-manager-results --idle-period 1m $(COMPARE_ARGS)
+compare: tools capi-baseline core-manager build-bench ## Run the load tool under the drop-in and under Cluster API's manager, side by side.
+	$(BENCH) loadtest --compare capi --controller-binary $(CORE_MANAGER) --local-dir .local/compare --out compare-results --idle-period 1m $(COMPARE_ARGS)
 
 E2E_REPORT := docs/e2e/flow.md
 

@@ -23,9 +23,9 @@ var answerAllowances = []Allowance{
 }
 
 // One extension answers Discovery and DiscoverVariables with raw bytes,
-// one way per ExtensionConfig. Cluster API's manager, our controller and
-// the drop-in each read them on a fresh control plane and must write the
-// same, but for the allowances; each case must also settle where it
+// one way per ExtensionConfig. Cluster API's manager and the drop-in each
+// read them on a fresh control plane and must write the same, but for the
+// allowances; each case must also settle where it
 // should under each, so that equality cannot come from both failing.
 func TestAnswers_AcceptedAsClusterAPIsClientAcceptsThem(t *testing.T) {
 	binDir := capibaseline.Require(t)
@@ -42,17 +42,11 @@ func TestAnswers_AcceptedAsClusterAPIsClientAcceptsThem(t *testing.T) {
 	baseline := runUnder(t, ctx, newAnswerFixture(endpoint, cases, clusterAPIClient), "baseline", func(c *Cluster) (Manager, error) {
 		return c.StartBaseline(ctx, binDir, "capi")
 	})
-	ours := runUnder(t, ctx, newAnswerFixture(endpoint, cases, ourClient), "ours", func(c *Cluster) (Manager, error) {
-		return c.StartOurs(ctx, binary, "ours")
-	})
 	dropIn := runUnder(t, ctx, newAnswerFixture(endpoint, cases, ourClient), "core-manager", func(c *Cluster) (Manager, error) {
 		return c.StartDropIn(ctx, binDir, coreManager, "core-manager")
 	})
 
 	allow := append(slices.Clone(AllowList), answerAllowances...)
-	t.Log("our controller against Cluster API's:")
-	compareAnswers(t, baseline, ours, allow)
-	t.Log("the drop-in core manager against Cluster API's:")
 	compareAnswers(t, baseline, dropIn, allow)
 
 	runs := []struct {
@@ -61,10 +55,9 @@ func TestAnswers_AcceptedAsClusterAPIsClientAcceptsThem(t *testing.T) {
 		snapshot Snapshot
 	}{
 		{"Cluster API", clusterAPIClient, baseline},
-		{"ours", ourClient, ours},
 		{"the drop-in", ourClient, dropIn},
 	}
-	t.Log("case: Discovered/VariablesReady under Cluster API, ours, the drop-in")
+	t.Log("case: Discovered/VariablesReady under Cluster API, the drop-in")
 	for _, c := range cases {
 		row := c.name + ":"
 		for _, run := range runs {
@@ -73,7 +66,7 @@ func TestAnswers_AcceptedAsClusterAPIsClientAcceptsThem(t *testing.T) {
 		}
 		t.Log(row)
 		if got := server.variablesCalls(c.name); c.calledForVariables != (got > 0) {
-			t.Errorf("%s: DiscoverVariables called %d times over three runs; want calls: %t", c.name, got, c.calledForVariables)
+			t.Errorf("%s: DiscoverVariables called %d times over two runs; want calls: %t", c.name, got, c.calledForVariables)
 		}
 	}
 	// A misrouted call would fail a case for the wrong reason.

@@ -22,8 +22,8 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
-// binary is our controller, and coreManager the drop-in core manager,
-// built once for the package.
+// binary is the read-only tools' binary (observe mode), and coreManager
+// the drop-in core manager, built once for the package.
 var binary, coreManager string
 
 func TestMain(m *testing.M) {
@@ -42,7 +42,7 @@ func run(m *testing.M) int {
 	buildController := exec.Command("go", "build", "-o", binary, "./cmd/runtime-sdk-controller")
 	buildController.Dir = "../.."
 	if out, err := buildController.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the controller: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "build the read-only tools: %v\n%s", err, out)
 		return 1
 	}
 	// The drop-in is a module of its own, built in its directory.
@@ -129,22 +129,17 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 	baseline := runUnder(t, ctx, f, "baseline", func(c *Cluster) (Manager, error) {
 		return c.StartBaseline(ctx, binDir, "capi")
 	})
-	ours := runUnder(t, ctx, f, "ours", func(c *Cluster) (Manager, error) {
-		return c.StartOurs(ctx, binary, "ours")
-	})
-	report(t, Compare(baseline, ours, AllowList))
 	// The drop-in core manager runs our two controllers inside Cluster
-	// API's manager: it must write the same as Cluster API's too.
+	// API's manager: it must write what Cluster API's writes.
 	dropIn := runUnder(t, ctx, f, "core-manager", func(c *Cluster) (Manager, error) {
 		return c.StartDropIn(ctx, binDir, coreManager, "core-manager")
 	})
-	t.Log("the drop-in core manager against Cluster API's:")
 	report(t, Compare(baseline, dropIn, AllowList))
 
 	// Cluster API's test extension's variables reached every manager's
 	// status: the comparison above is not of two empty lists.
 	inMemory := "ClusterClass " + capiTest.ClusterClass.Namespace + "/" + capiTest.ClusterClass.Name + " .status.variables"
-	for name, s := range map[string]Snapshot{"Cluster API": baseline, "ours": ours, "the drop-in": dropIn} {
+	for name, s := range map[string]Snapshot{"Cluster API": baseline, "the drop-in": dropIn} {
 		if !strings.Contains(s[inMemory], `"kubeadmControlPlaneMaxSurge"`) {
 			t.Errorf("%s: %s lacks the test extension's kubeadmControlPlaneMaxSurge: %.300s", name, inMemory, s[inMemory])
 		}
@@ -154,7 +149,7 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 	// fixture says: the equality above is of a ready class with the other
 	// patch's variables, not of two failures.
 	ignored := "ClusterClass " + NamespaceA + "/failure-ignored .status"
-	for name, s := range map[string]Snapshot{"Cluster API": baseline, "ours": ours, "the drop-in": dropIn} {
+	for name, s := range map[string]Snapshot{"Cluster API": baseline, "the drop-in": dropIn} {
 		if s[ignored+".conditions[VariablesReady].status"] != string(metav1.ConditionTrue) ||
 			!strings.Contains(s[ignored+".variables"], `"region"`) || strings.Contains(s[ignored+".variables"], "patch-"+ConfigIgnoring) {
 			t.Errorf("%s: %s VariablesReady %s with variables %.300s; want True, ext-all's variables and none from patch-%s",
@@ -167,10 +162,8 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 	// Cluster API writes none.
 	for config, want := range map[string]metav1.ConditionStatus{ConfigIgnoring: metav1.ConditionTrue, ConfigOversized: metav1.ConditionFalse} {
 		at := "ExtensionConfig " + config + " .status.conditions[ResponsesCached]"
-		for name, s := range map[string]Snapshot{"ours": ours, "the drop-in": dropIn} {
-			if got := s[at+".status"]; got != string(want) {
-				t.Errorf("%s: %s = %q, want %s", name, at, got, want)
-			}
+		if got := dropIn[at+".status"]; got != string(want) {
+			t.Errorf("the drop-in: %s = %q, want %s", at, got, want)
 		}
 		if got, ok := baseline[at+".status"]; ok {
 			t.Errorf("Cluster API: %s = %q, want no such condition", at, got)
@@ -184,10 +177,8 @@ func TestStatus_IsWhatClusterAPIWritesForTheSameObjects(t *testing.T) {
 	if baseline[at+".status"] != string(metav1.ConditionTrue) || baseline[variables] != "null" {
 		t.Errorf("Cluster API: %s = %s with variables %.200s; the allow-list says True with none published", at, baseline[at+".status"], baseline[variables])
 	}
-	for name, s := range map[string]Snapshot{"ours": ours, "the drop-in": dropIn} {
-		if got := s[at+".status"]; got != string(metav1.ConditionFalse) || !strings.Contains(s[at+messageSuffix], "1000") {
-			t.Errorf("%s: %s = %q (%s); want False, naming the bound of 1000", name, at, got, s[at+messageSuffix])
-		}
+	if got := dropIn[at+".status"]; got != string(metav1.ConditionFalse) || !strings.Contains(dropIn[at+messageSuffix], "1000") {
+		t.Errorf("the drop-in: %s = %q (%s); want False, naming the bound of 1000", at, got, dropIn[at+messageSuffix])
 	}
 }
 
@@ -268,8 +259,8 @@ func clusterClassesOnly(s Snapshot) Snapshot {
 	return out
 }
 
-// Cluster API's controllers write status and stop; ours starts on the same
-// objects while no extension answers Discovery. It must register every
+// Cluster API's controllers write status and stop; the drop-in starts on
+// the same objects while no extension answers Discovery. It must register every
 // handler from what Cluster API recorded, under its real name, and
 // reconcile every ClusterClass to the status Cluster API wrote.
 func TestHandOver_FromClusterAPI_WarmsUpFromItsStatusWithoutDiscovery(t *testing.T) {
@@ -289,7 +280,7 @@ func TestHandOver_FromClusterAPI_WarmsUpFromItsStatusWithoutDiscovery(t *testing
 	e.failDiscovery(true)
 	// Our refreshed Discovery fails now, and says so.
 	f.Settled["/"+ConfigAll], f.Settled["/"+ConfigTeamA] = metav1.ConditionFalse, metav1.ConditionFalse
-	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "ours") })
+	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartDropIn(ctx, binDir, coreManager, "core-manager") })
 	// Four configs discovered by Cluster API (not ext-down), three handlers each.
 	polltest.Eventually(t, time.Minute, "every recorded handler registered and every ClusterClass reconciled", func() (bool, string) {
 		metrics, err := ours.Scrape(ctx)
@@ -340,8 +331,8 @@ var SelectorBeforeDiscovery = Allowance{
 		"Cluster API keeps the selector of its last successful Discovery until one succeeds",
 }
 
-// Ours writes status and stops; Cluster API's manager takes over on a
-// fixture whose extensions all answer (its warm-up re-runs Discovery). It
+// The drop-in writes status and stops; Cluster API's manager takes over
+// on a fixture whose extensions all answer (its warm-up re-runs Discovery). It
 // must reconcile without error and change nothing beyond the allow-list.
 func TestHandOver_ToClusterAPI_ReconcilesWithoutErrorOrChange(t *testing.T) {
 	binDir := capibaseline.Require(t)
@@ -350,7 +341,7 @@ func TestHandOver_ToClusterAPI_ReconcilesWithoutErrorOrChange(t *testing.T) {
 	f := e.fixture(true)
 	c := freshCluster(t, ctx, f, "handover-to-capi")
 
-	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "ours") })
+	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartDropIn(ctx, binDir, coreManager, "core-manager") })
 	if err := f.Create(ctx, c.Client); err != nil {
 		t.Fatal(err)
 	}

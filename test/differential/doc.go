@@ -1,6 +1,6 @@
 // Package differential runs one fixture under Cluster API v1.14.2's own
-// core manager (bin/capi-baseline) and under our controller, each on a
-// fresh local control plane with the same sample extensions, and compares
+// core manager (bin/capi-baseline) and under the drop-in core manager
+// (cmd/core-manager), each on a fresh local control plane with the same sample extensions, and compares
 // what each wrote, field by field: ExtensionConfig status, ClusterClass
 // status, and the ownerReferences on the templates ClusterClasses use.
 //

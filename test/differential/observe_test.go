@@ -36,7 +36,7 @@ var observedEvents = []event{
 
 // counts are the counters one event moves.
 type counts struct {
-	capi, scan, index, ours int64
+	capi, scan, index, dropIn int64
 }
 
 // applyAndCount applies ev and waits until every counter read stays the
@@ -80,8 +80,8 @@ func sumOf(m managerprocess.Metrics, name string, labels map[string]string) int6
 
 // Observe mode beside Cluster API's real manager: for each ExtensionConfig
 // event its scan count is what Cluster API's ClusterClass controller
-// actually reconciled, and its index count is what our controller
-// reconciles for the same event.
+// actually reconciled, and its index count is what the drop-in's
+// ClusterClass controller reconciles for the same event.
 func TestObserveMode_CountsWhatEachControllerReconciles(t *testing.T) {
 	binDir := capibaseline.Require(t)
 	ctx := context.Background()
@@ -95,7 +95,7 @@ func TestObserveMode_CountsWhatEachControllerReconciles(t *testing.T) {
 		t.Fatal(err)
 	}
 	settle(t, ctx, c, f, capi)
-	observer := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "observer", "--read-only") })
+	observer := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartObserver(ctx, binary, "observer") })
 	read := func() (map[string]int64, error) {
 		cm, err := capi.Scrape(ctx)
 		if err != nil {
@@ -136,31 +136,31 @@ func TestObserveMode_CountsWhatEachControllerReconciles(t *testing.T) {
 	observer.Stop()
 	capi.Stop()
 
-	c = freshCluster(t, ctx, f, "observe-ours")
-	ours := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartOurs(ctx, binary, "ours") })
+	c = freshCluster(t, ctx, f, "observe-drop-in")
+	dropIn := startManager(t, c, func(c *Cluster) (Manager, error) { return c.StartDropIn(ctx, binDir, coreManager, "core-manager") })
 	if err := f.Create(ctx, c.Client); err != nil {
 		t.Fatal(err)
 	}
-	settle(t, ctx, c, f, ours)
+	settle(t, ctx, c, f, dropIn)
 	for i, ev := range observedEvents {
 		d := applyAndCount(t, ctx, c, ev, func() (map[string]int64, error) {
-			m, err := ours.Scrape(ctx)
+			m, err := dropIn.Scrape(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return map[string]int64{"ours": sumOf(m, "controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"})}, nil
+			return map[string]int64{"dropIn": sumOf(m, "controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"})}, nil
 		})
-		results[i].ours = d["ours"]
+		results[i].dropIn = d["dropIn"]
 	}
 
 	for i, ev := range observedEvents {
 		r := results[i]
-		t.Logf("%s: Cluster API reconciled %d, observe scan %d; observe index %d, ours reconciled %d", ev.name, r.capi, r.scan, r.index, r.ours)
+		t.Logf("%s: Cluster API reconciled %d, observe scan %d; observe index %d, the drop-in reconciled %d", ev.name, r.capi, r.scan, r.index, r.dropIn)
 		if r.scan != r.capi {
 			t.Errorf("%s: observe mode's scan count %d, Cluster API reconciled %d", ev.name, r.scan, r.capi)
 		}
-		if r.index != r.ours {
-			t.Errorf("%s: observe mode's index count %d, our controller reconciled %d", ev.name, r.index, r.ours)
+		if r.index != r.dropIn {
+			t.Errorf("%s: observe mode's index count %d, the drop-in reconciled %d", ev.name, r.index, r.dropIn)
 		}
 	}
 }

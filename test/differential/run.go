@@ -53,7 +53,8 @@ func StartCluster(ctx context.Context, dir, binDir string, f *Fixture) (*Cluster
 	return &Cluster{Cluster: lc, Client: c, dir: dir}, nil
 }
 
-// Manager is either controller under test, as a process of its own.
+// Manager is a manager under test (Cluster API's, the drop-in, or the
+// observer), as a process of its own.
 type Manager interface {
 	Stop()
 	Exited() (bool, error)
@@ -76,10 +77,12 @@ func (c *Cluster) StartDropIn(ctx context.Context, binDir, binary, name string) 
 	})
 }
 
-// StartOurs runs our controller binary on the cluster.
-func (c *Cluster) StartOurs(ctx context.Context, binary, name string, args ...string) (*drill.Controller, error) {
+// StartObserver runs the read-only tools' binary (cmd/runtime-sdk-controller)
+// in observe mode on the cluster: it writes nothing and counts what Cluster
+// API's mapping and the index would reconcile.
+func (c *Cluster) StartObserver(ctx context.Context, binary, name string) (*drill.Controller, error) {
 	return drill.StartController(ctx, drill.ControllerOptions{
-		Binary: binary, Kubeconfig: c.KubeconfigPath(), Args: args, LogPath: filepath.Join(c.dir, name+".log"),
+		Binary: binary, Kubeconfig: c.KubeconfigPath(), Args: []string{"--read-only"}, LogPath: filepath.Join(c.dir, name+".log"),
 	})
 }
 

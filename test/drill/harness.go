@@ -78,7 +78,7 @@ func setUp(ctx context.Context, env Env, name string, fo fixtureOptions, args []
 		return nil, err
 	}
 	// The drills measure behaviour under faults, not client-side
-	// throttling: the same allowance as the load tool's in-process manager.
+	// throttling: the same allowance as the load tool's driver.
 	args = append([]string{"--kube-api-qps", "500", "--kube-api-burst", "1000"}, args...)
 	h.controller, err = StartDropIn(ctx, ControllerOptions{
 		Binary: env.Binary, Kubeconfig: env.Kubeconfig, Args: args,

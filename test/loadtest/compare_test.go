@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
@@ -15,10 +16,16 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/localclustertest"
 )
 
-// The comparison's baseline works: Cluster API's own manager starts on a
-// control plane with an audit log, reconciles the seed fixture, and every
-// measured column has something in it.
-func TestRun_ClusterAPIBaselineReportsEveryColumn(t *testing.T) {
+// testLab is a fresh control plane with Cluster API's CRDs and an audit
+// log, on which a manager runs as the user "controller".
+type testLab struct {
+	binDir, kubeconfig, logDir string
+	config                     *rest.Config
+	audit                      *auditcount.Log
+}
+
+func startLab(t *testing.T) *testLab {
+	t.Helper()
 	binDir := capibaseline.Require(t)
 	crds, err := capibaseline.CRDs(binDir)
 	if err != nil {
@@ -40,12 +47,20 @@ func TestRun_ClusterAPIBaselineReportsEveryColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	result, err := Run(context.Background(), SeedScenario(), Options{
-		Config: cluster.Config(), Quiet: time.Second, Timeout: time.Minute, RolloutMaxAge: -1,
-		Controller:     CAPIProcess(binDir, kubeconfig, filepath.Join(dir, "logs")),
-		Audit:          auditcount.Open(auditLog),
-		ControllerUser: "controller",
-	})
+	return &testLab{binDir: binDir, kubeconfig: kubeconfig, logDir: filepath.Join(dir, "logs"), config: cluster.Config(), audit: auditcount.Open(auditLog)}
+}
+
+// options runs a scenario under c with the lab's audit log.
+func (l *testLab) options(c Controller) Options {
+	return Options{Config: l.config, Quiet: time.Second, Timeout: time.Minute, Controller: c, Audit: l.audit, ControllerUser: "controller"}
+}
+
+// The comparison's baseline works: Cluster API's own manager starts on a
+// control plane with an audit log, reconciles the seed fixture, and every
+// measured column has something in it.
+func TestRun_ClusterAPIBaselineReportsEveryColumn(t *testing.T) {
+	l := startLab(t)
+	result, err := Run(context.Background(), SeedScenario(), l.options(CAPIProcess(l.binDir, l.kubeconfig, l.logDir)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,21 +6,13 @@ import (
 	"strconv"
 	"time"
 
-	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/drill"
 )
 
-// Controller is the controller a run measures: ours in this process, ours
-// as its own process, or Cluster API's core manager.
+// Controller is the controller a run measures, as a process of its own:
+// the drop-in core manager or Cluster API's.
 type Controller interface {
 	// Name says which it is in tables.
 	Name() string
@@ -31,21 +23,16 @@ type Controller interface {
 	// Reconciles is controller_runtime_reconcile_total of its ClusterClass
 	// controller, summed over every start.
 	Reconciles() int64
-	// Refreshes counts the DiscoverVariables answers it asked again, all
-	// and those that came back the same; zero where it does not say.
-	Refreshes() (all, unchanged float64)
+	// Enqueues is runtime_sdk_clusterclass_enqueued_total, summed over
+	// every start; zero where it does not say (Cluster API's).
+	Enqueues() float64
 }
 
-// Periods set a controller's periodic work. Zero keeps it out of the way
-// of the events, which trigger the work they need.
+// Periods set a controller's periodic work.
 type Periods struct {
-	// VariablesMaxAge is our --variables-cache-max-age (zero: answers are
-	// never asked again). Cluster API's DiscoverVariables cache TTL is
-	// fixed at 10 minutes.
-	VariablesMaxAge time.Duration
-	// Resync is our --rediscovery-interval and Cluster API's
-	// --sync-period (zero: an hour for ours, Cluster API's default of 10
-	// minutes).
+	// Resync is --sync-period, also the drop-in's re-discovery period
+	// (zero: Cluster API's default of 10 minutes). Both keep their
+	// DiscoverVariables answers a fixed 10 minutes.
 	Resync time.Duration
 }
 
@@ -56,7 +43,6 @@ const DefaultPeriod = 10 * time.Minute
 
 // Controller names in results.
 const (
-	NameOurs = "runtime-sdk-controller"
 	NameCAPI = "cluster-api-" + capiversion.Version
 	// NameDropIn is the drop-in core manager: Cluster API's with our
 	// ExtensionConfig and ClusterClass controllers and runtime client.
@@ -66,74 +52,6 @@ const (
 // The flags both processes run with: Cluster API v1.14.2's core manager's
 // defaults, so that neither is throttled differently.
 var sharedFlags = []string{"--kube-api-qps=100", "--kube-api-burst=200"}
-
-// ourResync is our --rediscovery-interval: an hour unless set, so that
-// re-discovery adds no noise to events that trigger Discovery themselves.
-func (p Periods) ourResync() time.Duration {
-	if p.Resync > 0 {
-		return p.Resync
-	}
-	return time.Hour
-}
-
-// inProcess runs our manager in this process, where the simulated scan can
-// read its cache.
-type inProcess struct {
-	config *rest.Config
-	mgr    ctrl.Manager
-	stop   func()
-}
-
-func (c *inProcess) Name() string { return NameOurs }
-
-func (c *inProcess) Start(ctx context.Context, p Periods) error {
-	ctx, cancel := context.WithCancel(ctx)
-	mgr, err := standalone.New(ctx, c.config, standalone.Options{
-		Controllers: controllers.Options{
-			VariablesCacheMaxAge:    p.VariablesMaxAge,
-			RediscoveryInterval:     p.ourResync(),
-			ClusterClassConcurrency: 10,
-		},
-		MetricsBindAddress:     "0",
-		HealthProbeBindAddress: "0",
-		SkipNameValidation:     true,
-	})
-	if err != nil {
-		cancel()
-		return err
-	}
-	c.mgr = mgr
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = mgr.Start(ctx)
-	}()
-	c.stop = func() {
-		cancel()
-		<-done
-	}
-	return nil
-}
-
-func (c *inProcess) Stop() {
-	if c.stop != nil {
-		c.stop()
-		c.stop = nil
-	}
-}
-
-func (c *inProcess) Reconciles() int64 {
-	m, err := managerprocess.Gather(ctrlmetrics.Registry)
-	if err != nil {
-		return 0
-	}
-	return int64(m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"}))
-}
-
-func (c *inProcess) Refreshes() (all, unchanged float64) { return refreshes(), unchangedRefreshes() }
-
-// cache is what the simulated scan reads.
-func (c *inProcess) cache() client.Reader { return c.mgr.GetCache() }
 
 // process is a controller running as its own process, scraped over HTTP.
 type process struct {
@@ -149,28 +67,8 @@ type process struct {
 }
 
 type metricTotals struct {
-	reconciles     int64
-	all, unchanged float64
-}
-
-// OurProcess runs our controller binary against kubeconfig, its logs in
-// logDir, with args after the shared flags.
-func OurProcess(binary, kubeconfig, logDir string, args ...string) Controller {
-	return &process{
-		name:   NameOurs,
-		logDir: logDir,
-		start: func(ctx context.Context, p Periods, logPath string) (*managerprocess.Process, func(), error) {
-			flags := append(append([]string{}, sharedFlags...),
-				"--rediscovery-interval="+p.ourResync().String(), "--variables-cache-max-age="+p.VariablesMaxAge.String())
-			c, err := drill.StartController(ctx, drill.ControllerOptions{
-				Binary: binary, Kubeconfig: kubeconfig, LogPath: logPath, Args: append(flags, args...),
-			})
-			if err != nil {
-				return nil, nil, err
-			}
-			return c.Process, c.Stop, nil
-		},
-	}
+	reconciles int64
+	enqueues   float64
 }
 
 // CAPIProcess runs Cluster API's core manager (bin/capi-baseline in binDir)
@@ -182,7 +80,7 @@ func CAPIProcess(binDir, kubeconfig, logDir string, args ...string) Controller {
 // DropInProcess runs the drop-in core manager binary as CAPIProcess runs
 // Cluster API's, with the same flags: its --sync-period is also its
 // re-discovery interval, and its DiscoverVariables answers live 10
-// minutes, as Cluster API's do.
+// minutes, as Cluster API's do. binDir holds Cluster API's CRDs.
 func DropInProcess(binary, binDir, kubeconfig, logDir string, args ...string) Controller {
 	return coreManagerProcess(NameDropIn, binary, binDir, kubeconfig, logDir, args)
 }
@@ -229,8 +127,7 @@ func (p *process) Stop() {
 	}
 	p.scrape()
 	p.earlier.reconciles += p.last.reconciles
-	p.earlier.all += p.last.all
-	p.earlier.unchanged += p.last.unchanged
+	p.earlier.enqueues += p.last.enqueues
 	p.last = metricTotals{}
 	p.stop()
 	p.stop, p.running = nil, nil
@@ -250,8 +147,7 @@ func (p *process) scrape() {
 	}
 	p.last = metricTotals{
 		reconciles: int64(m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "clusterclass"})),
-		all:        m.Sum("runtime_sdk_variables_refreshes_total", nil),
-		unchanged:  m.Sum("runtime_sdk_variables_refreshes_total", map[string]string{"outcome": "unchanged"}),
+		enqueues:   m.Sum("runtime_sdk_clusterclass_enqueued_total", nil),
 	}
 }
 
@@ -260,7 +156,7 @@ func (p *process) Reconciles() int64 {
 	return p.earlier.reconciles + p.last.reconciles
 }
 
-func (p *process) Refreshes() (all, unchanged float64) {
+func (p *process) Enqueues() float64 {
 	p.scrape()
-	return p.earlier.all + p.last.all, p.earlier.unchanged + p.last.unchanged
+	return p.earlier.enqueues + p.last.enqueues
 }

@@ -54,7 +54,8 @@ func (r *run) updateEveryConfigEvent() event {
 				change.scan.add(s)
 				change.writes++
 			}
-			// Cluster API discovers every config again; the standalone none.
+			// Cluster API discovers every config again; the drop-in too, and
+			// its row waits for that through its optimum Discovery.
 			if r.controller.Name() == NameCAPI {
 				change.seen = func() (bool, error) {
 					for i := range f.configs {
@@ -68,7 +69,7 @@ func (r *run) updateEveryConfigEvent() event {
 			return change, nil
 		},
 		optimum:          func() (int, int) { return 0, 0 },
-		optimumDiscovery: func() discoveryCost { return discoveryCost{onEveryChange: len(f.configs)} },
+		optimumDiscovery: func() int { return len(f.configs) },
 	}
 }
 
@@ -93,7 +94,7 @@ func (r *run) statusWriteEvent(i int) event {
 			return applied{writes: 1, scan: scan}, err
 		},
 		optimum:          func() (int, int) { return 0, 0 },
-		optimumDiscovery: func() discoveryCost { return discoveryCost{onEveryChange: 1} },
+		optimumDiscovery: func() int { return 1 },
 	}
 }
 
@@ -113,13 +114,14 @@ func (r *run) timeoutEvent(i int) event {
 			seen := r.discoveredAgain(i)
 			scan, err := r.updateConfig(ctx, i, func(e *runtimev1.ExtensionConfig) {
 				// Ask for discovery now rather than at the next interval:
-				// Cluster API discovers on any annotation, ours on this one.
+				// Cluster API and the drop-in discover on any annotation;
+				// this one names why.
 				setAnnotation(e, extensionconfig.RediscoverAnnotation, "timeout")
 			})
 			return applied{writes: 1, scan: scan, seen: seen}, err
 		},
 		optimum:          func() (int, int) { return r.affectedByRegistration(i) },
-		optimumDiscovery: func() discoveryCost { return sameUnderEither(1) },
+		optimumDiscovery: func() int { return 1 },
 	}
 }
 
@@ -159,7 +161,7 @@ func (r *run) selectorEvent(i int) event {
 		},
 		// A spec update: Cluster API discovers again, though the selector
 		// is not part of the answer.
-		optimumDiscovery: func() discoveryCost { return discoveryCost{onEveryChange: 1} },
+		optimumDiscovery: func() int { return 1 },
 	}
 }
 
@@ -199,7 +201,7 @@ func (r *run) newVariablesEvent(i int) event {
 		converged: func(ctx context.Context) (bool, error) { return r.showsVariable(ctx, i, "zone") },
 		// Settings are not part of Discovery's answer; Cluster API
 		// discovers on the spec update all the same.
-		optimumDiscovery: func() discoveryCost { return discoveryCost{onEveryChange: 1} },
+		optimumDiscovery: func() int { return 1 },
 	}
 }
 

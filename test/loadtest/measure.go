@@ -3,15 +3,12 @@ package loadtest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scanmapping"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
@@ -24,9 +21,9 @@ type event struct {
 	apply func(ctx context.Context) (applied, error)
 	// optimum returns the reconciles and calls the event should cost.
 	optimum func() (reconciles, calls int)
-	// optimumDiscovery is the Discovery calls it should cost under each
-	// optimum (see DiscoveryOptimum): none unless set.
-	optimumDiscovery func() discoveryCost
+	// optimumDiscovery is the Discovery calls it should cost (see
+	// DiscoveryOptimumNote): none unless set.
+	optimumDiscovery func() int
 	// converged, when set, reports whether every affected ClusterClass
 	// shows the change; the time to get there is measured.
 	converged func(ctx context.Context) (bool, error)
@@ -34,10 +31,6 @@ type event struct {
 	// window, when set, makes the event last that long: it measures what
 	// passing time costs.
 	window time.Duration
-	// withoutIdleRefreshes leaves out of the row's calls the refreshes
-	// that found an answer unchanged: the max age's own cost, which the
-	// idle row accounts, paid again for every max age a slow event lasts.
-	withoutIdleRefreshes bool
 }
 
 // applied is what making an event's change took.
@@ -62,11 +55,10 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	enqueuedBefore := r.enqueued()
 	reconcilesBefore := r.reconciles()
 	callsBefore, discoveriesBefore := r.discoverVariablesCalls(), r.allDiscoveries()
-	_, idleBefore := r.controller.Refreshes()
 	optimumReconciles, optimumCalls := e.optimum()
 	optimumDiscovery := 0
 	if e.optimumDiscovery != nil {
-		optimumDiscovery = e.optimumDiscovery().under(r.opts.DiscoveryOptimum)
+		optimumDiscovery = e.optimumDiscovery()
 	}
 	var auditMark auditcount.Mark
 	if r.opts.Audit != nil {
@@ -97,9 +89,9 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	if e.converged != nil {
 		err := r.poll(ctx, "convergence", func() (bool, error) { return e.converged(ctx) }, false)
 		switch {
-		case errors.Is(err, errNotDone) && !r.simulated():
-			// A measured controller may leave the change for a resync:
-			// that is a result, not a failure of the run.
+		case errors.Is(err, errNotDone):
+			// A controller may leave the change for a resync: that is a
+			// result, not a failure of the run.
 			notConverged = true
 		case err != nil:
 			return Row{}, err
@@ -110,20 +102,12 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 	if err := r.pollFor(ctx, "settle", seen, true, r.opts.Timeout+e.window); err != nil {
 		return Row{}, err
 	}
+	// Stale statuses are a result to report, not a failure of the run.
 	stale, err := r.staleClasses(ctx)
-	switch {
-	case err != nil:
+	if err != nil {
 		return Row{}, err
-	case stale > 0 && r.simulated():
-		// Ours in this process must leave every status right; a measured
-		// process's stale statuses are a result to report.
-		return Row{}, fmt.Errorf("%d ClusterClasses have a stale status once the controller went quiet", stale)
 	}
 	calls := r.discoverVariablesCalls() - callsBefore
-	if e.withoutIdleRefreshes {
-		_, idleAfter := r.controller.Refreshes()
-		calls -= int64(idleAfter - idleBefore)
-	}
 	row := Row{
 		Event:             e.name,
 		Events:            change.writes,
@@ -153,13 +137,6 @@ func (r *run) measure(ctx context.Context, e event) (Row, error) {
 		row.Requests, row.StatusWrites = &own.Requests, &own.ClusterClassStatusWrites
 	}
 	return row, nil
-}
-
-// simulated reports whether ours runs in this process, where the run's
-// own expectations hold: an event that does not converge is then a failure.
-func (r *run) simulated() bool {
-	_, ok := r.controller.(*inProcess)
-	return ok
 }
 
 // discoveryGrace bounds how long an event's row waits for the Discovery
@@ -193,13 +170,7 @@ func (r *run) allDiscoveries() int64 {
 	return total
 }
 
-func (r *run) enqueued() float64 {
-	total := 0.0
-	for _, trigger := range []string{metrics.TriggerClusterClass, metrics.TriggerExtensionConfig, metrics.TriggerNamespace, metrics.TriggerRefresh} {
-		total += testutil.ToFloat64(metrics.ClusterClassEnqueued.WithLabelValues(trigger))
-	}
-	return total
-}
+func (r *run) enqueued() float64 { return r.controller.Enqueues() }
 
 // discoverVariablesCalls counts the DiscoverVariables calls the
 // extensions served.
@@ -217,13 +188,11 @@ func (r *run) discoveries(i int) int64 {
 
 // scanUpdate is the scan's account of one update event of config i.
 func (r *run) scanUpdate(ctx context.Context, old, new *runtimev1.ExtensionConfig) (scanCount, error) {
-	simulated, ok := r.controller.(*inProcess)
-	if !ok {
-		// Only beside our controller in this process; measured
-		// controllers have no simulation beside them.
+	reader := r.scanCache
+	if reader == nil {
+		// Cluster API's rows are its real scan.
 		return scanCount{}, nil
 	}
-	reader := simulated.cache()
 	before, err := scanmapping.Map(ctx, reader, old)
 	if err != nil {
 		return scanCount{}, err

@@ -30,7 +30,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, r.DiscoveryOptimum.Describe())
+	fmt.Fprintln(w, DiscoveryOptimumNote)
 	for _, row := range r.Rows {
 		if row.Note != "" {
 			fmt.Fprintf(w, "note (%s): %s\n", row.Event, row.Note)
@@ -202,7 +202,7 @@ func WriteComparison(w io.Writer, ours, capi *Result) error {
 	fmt.Fprintln(w, "requests and status writes counted in kube-apiserver's audit log. Cluster API v1.14.2 runs with PriorityQueue and")
 	fmt.Fprintln(w, "ReconcilerRateLimiting on by default (at most one reconcile per second per object): they shape its counts and times.")
 	fmt.Fprintln(w, "stale after: ClusterClasses whose status, once the controller went quiet, is not what their objects call for.")
-	fmt.Fprintf(w, "%s.\n", ours.DiscoveryOptimum.Describe())
+	fmt.Fprintf(w, "%s.\n", DiscoveryOptimumNote)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "event\treconciles ours/capi (optimum)\tDiscoverVariables calls ours/capi (optimum)\tDiscovery calls ours/capi (optimum)\tstatus writes ours/capi\tapiserver requests ours/capi\tconvergence ours/capi\tstale after ours/capi\t")
 	byEvent := map[string]Row{}

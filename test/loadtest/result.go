@@ -41,14 +41,9 @@ type Row struct {
 	// until something else reconciles them).
 	StaleAfter int `json:"staleAfter"`
 	// DiscoveryCalls are Discovery calls counted by the extensions, and
-	// OptimumDiscovery those the event needs under the result's
-	// DiscoveryOptimum. The standalone's: one per config whose extension
-	// changed its handlers and was asked to rediscover, or that reached
-	// its rediscovery interval; none for a change of labels, annotations,
-	// settings or selector, which cannot change the answer. The drop-in's,
-	// Cluster API's for what users do: one per ExtensionConfig created or
-	// updated (spec, labels or annotations) and per status another writer
-	// changed.
+	// OptimumDiscovery those the event needs under Cluster API's for what users do (DiscoveryOptimumNote): one per
+	// ExtensionConfig created or updated (spec, labels or annotations) and
+	// per status another writer changed.
 	DiscoveryCalls   int64 `json:"discoveryCalls"`
 	OptimumDiscovery int   `json:"optimumDiscovery"`
 	// Requests and StatusWrites are what kube-apiserver's audit log
@@ -74,11 +69,9 @@ type Ratios struct {
 
 // Result is one scenario's run.
 type Result struct {
-	// Controller names what was measured (NameOurs, NameCAPI).
-	Controller string   `json:"controller,omitempty"`
-	Scenario   Scenario `json:"scenario"`
-	// DiscoveryOptimum is the optimum the rows' OptimumDiscovery counts.
-	DiscoveryOptimum DiscoveryOptimum `json:"discoveryOptimum,omitempty"`
-	Setup            time.Duration    `json:"setupNanos"`
-	Rows             []Row            `json:"rows"`
+	// Controller names what was measured (NameDropIn, NameCAPI).
+	Controller string        `json:"controller,omitempty"`
+	Scenario   Scenario      `json:"scenario"`
+	Setup      time.Duration `json:"setupNanos"`
+	Rows       []Row         `json:"rows"`
 }

@@ -30,22 +30,15 @@ type Options struct {
 	Timeout time.Duration
 	// Progress receives one line per step.
 	Progress io.Writer
-	// RolloutMaxAge is --variables-cache-max-age of the manager the
-	// rollout events run under, restarted after the other events so the
-	// refreshes it causes count in no other row (default 10s; negative
-	// skips the rollout events).
-	RolloutMaxAge time.Duration
 	// IdlePeriod, when positive, restarts the controller after the events
-	// with its periodic work every IdlePeriod (our rediscovery and
-	// variables max age, Cluster API's sync period) and adds a row of what
-	// one such period costs while nothing changes.
+	// with its periodic work every IdlePeriod (--sync-period, also the
+	// drop-in's re-discovery period) and adds a row of what one such
+	// period costs while nothing changes.
 	IdlePeriod time.Duration
-	// Controller is what is measured; nil runs ours in this process, with
-	// the simulated scan of Cluster API's mapping beside it.
+	// Controller is what is measured: the drop-in or Cluster API's
+	// manager, as a process. Beside any but Cluster API's, the run counts
+	// what Cluster API's scan mapping would enqueue for the same events.
 	Controller Controller
-	// DiscoveryOptimum is what the rows' optimum Discovery counts: the
-	// standalone's (the default) or, for the drop-in, Cluster API's.
-	DiscoveryOptimum DiscoveryOptimum
 	// Audit, when set, is kube-apiserver's audit log, in which the
 	// controller's requests are those of ControllerUser.
 	Audit          *auditcount.Log
@@ -57,21 +50,23 @@ type run struct {
 	fixture    *fixture
 	client     client.Client
 	controller Controller
+	// scanCache is what the simulated scan reads, nil beside Cluster
+	// API's own manager.
+	scanCache client.Reader
 }
 
 // reconciles counts the ClusterClass reconciles of the controller.
 func (r *run) reconciles() int64 { return r.controller.Reconciles() }
 
-// Run builds the scenario on the control plane, runs the controller
-// in-process, drives every event and returns the accounts.
+// Run builds the scenario on the control plane, starts the controller,
+// drives every event and returns the accounts.
 func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if err := opts.DiscoveryOptimum.Validate(); err != nil {
-		return nil, err
+	if opts.Controller == nil {
+		return nil, errors.New("no controller to measure: set Options.Controller (DropInProcess or CAPIProcess)")
 	}
-	opts.DiscoveryOptimum = opts.DiscoveryOptimum.orDefault()
 	if opts.Quiet == 0 {
 		opts.Quiet = 2 * time.Second
 	}
@@ -80,12 +75,6 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	}
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
-	}
-	if opts.RolloutMaxAge == 0 {
-		opts.RolloutMaxAge = 10 * time.Second
-	}
-	if opts.Controller == nil {
-		opts.Controller = &inProcess{config: opts.Config}
 	}
 	c, err := client.New(opts.Config, client.Options{Scheme: scheme.New()})
 	if err != nil {
@@ -98,6 +87,15 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	defer f.stop()
 	r := &run{opts: opts, fixture: f, client: c, controller: opts.Controller}
 	defer r.cleanup(context.WithoutCancel(ctx))
+	if opts.Controller.Name() != NameCAPI {
+		scanCtx, stopScan := context.WithCancel(ctx)
+		defer stopScan()
+		scan, err := startScanCache(scanCtx, opts.Config)
+		if err != nil {
+			return nil, err
+		}
+		r.scanCache = scan
+	}
 
 	started := time.Now()
 	r.progress("creating %d namespaces, %d ExtensionConfigs, %d ClusterClasses", s.Namespaces, s.ExtensionConfigs, s.ClusterClasses)
@@ -112,28 +110,18 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if err := r.waitInitial(ctx); err != nil {
 		return nil, err
 	}
-	result := &Result{Controller: r.controller.Name(), Scenario: s, Setup: time.Since(started), DiscoveryOptimum: opts.DiscoveryOptimum}
+	result := &Result{Controller: r.controller.Name(), Scenario: s, Setup: time.Since(started)}
 	if err := r.measureAll(ctx, result, r.events()); err != nil {
 		return nil, err
 	}
 	if opts.IdlePeriod > 0 {
 		r.progress("restarting the controller with its periodic work every %s for the idle event", opts.IdlePeriod)
-		if err := r.restartManager(ctx, Periods{VariablesMaxAge: opts.IdlePeriod, Resync: opts.IdlePeriod}); err != nil {
+		if err := r.restartManager(ctx, Periods{Resync: opts.IdlePeriod}); err != nil {
 			return nil, err
 		}
 		if err := r.measureAll(ctx, result, []event{r.idleEvent(opts.IdlePeriod)}); err != nil {
 			return nil, err
 		}
-	}
-	if opts.RolloutMaxAge < 0 {
-		return result, nil
-	}
-	r.progress("restarting the controller with --variables-cache-max-age=%s for the rollout events", opts.RolloutMaxAge)
-	if err := r.restartManager(ctx, Periods{VariablesMaxAge: opts.RolloutMaxAge}); err != nil {
-		return nil, err
-	}
-	if err := r.measureAll(ctx, result, r.rolloutEvents()); err != nil {
-		return nil, err
 	}
 	return result, nil
 }
@@ -155,7 +143,7 @@ func (r *run) progress(format string, args ...any) {
 	fmt.Fprintf(r.opts.Progress, format+"\n", args...)
 }
 
-// restartManager stops the controller, starts a new one with maxAge and
+// restartManager stops the controller, starts a new one with periods and
 // waits until it has reconciled every ClusterClass and gone idle.
 func (r *run) restartManager(ctx context.Context, periods Periods) error {
 	r.controller.Stop()

@@ -1,6 +1,7 @@
 // Command rsc-bench measures runtime-sdk-controller: `loadtest` runs the
-// controller against many objects and counts what each event costs next to
-// the optimum and to Cluster API's scan; `drill` runs the controller binary
+// drop-in core manager against many objects and counts what each event
+// costs next to the optimum and to Cluster API's scan (or, with --compare
+// capi, to Cluster API's own manager); `drill` runs the controller binary
 // through faults (a flapping extension, kube-apiserver killed, a long soak)
 // and random events checked against a fresh controller. Both start a fresh
 // local control plane from the binaries in bin/. `scale` runs Cluster API's

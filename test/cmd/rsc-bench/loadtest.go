@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
@@ -29,15 +28,15 @@ type loadtestOptions struct {
 	quiet            time.Duration
 	timeout          time.Duration
 	merge            string
-	rolloutMaxAge    time.Duration
 	compare          string
 	idlePeriod       time.Duration
 	controllerBinary string
-	dropIn           bool
 }
 
-// runLoadtest is the `loadtest` subcommand: it starts a fresh local control
-// plane, runs the scenarios and writes tables, JSON and a chart.
+// runLoadtest is the `loadtest` subcommand: it runs the scenarios under the
+// drop-in core manager, each on a fresh local control plane (and, with
+// --compare capi, under Cluster API's own manager too), and writes tables,
+// JSON and a chart.
 func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o := loadtestOptions{}
 	fs := flag.NewFlagSet(name+" loadtest", flag.ContinueOnError)
@@ -47,17 +46,15 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.IntVar(&o.extensionConfigs, "extensionconfigs", 50, "ExtensionConfigs of the scale scenario.")
 	fs.IntVar(&o.namespaces, "namespaces", 20, "Namespaces of the scale scenario.")
 	fs.Float64Var(&o.selectorShare, "selector-share", 0.2, "Share of ExtensionConfigs with a namespaceSelector.")
-	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "loadtest"), "Data directory of the load test's control plane; wiped at start.")
-	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd and kube-apiserver; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
+	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "loadtest"), "Data directory of the load test's control planes: one per run under it, each wiped at its start.")
+	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd, kube-apiserver, bin/capi-baseline and its CRDs; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
 	fs.StringVar(&o.out, "out", "loadtest-results", "Directory for results.json and chart.svg.")
 	fs.DurationVar(&o.quiet, "quiet", 2*time.Second, "How long without reconciles an event counts as settled.")
 	fs.StringVar(&o.merge, "merge", "", "Comma-separated results.json files of earlier runs to add to this run's JSON and chart (with --scenarios \"\", only merge).")
-	fs.DurationVar(&o.rolloutMaxAge, "rollout-max-age", 10*time.Second, "--variables-cache-max-age of the controller the rollout events run under (it is restarted for them); negative skips them.")
 	fs.DurationVar(&o.timeout, "step-timeout", 2*time.Minute, "Longest wait for one step (set-up, one event) to settle.")
-	fs.StringVar(&o.compare, "compare", "", "capi: run each scenario twice, under our controller and under Cluster API v1.14.2's core manager (bin/capi-baseline), each as its own process on a fresh control plane, and report both side by side, counting requests in kube-apiserver's audit log.")
-	fs.DurationVar(&o.idlePeriod, "idle-period", 0, "When positive, restart the controller after the last (largest) scenario's events with its periodic work every this long (our --rediscovery-interval and --variables-cache-max-age, Cluster API's --sync-period) and add a row of what one period costs while nothing changes. Cluster API's DiscoverVariables cache TTL stays 10 minutes: below 10m its calls in that row are understated.")
-	fs.StringVar(&o.controllerBinary, "controller-binary", filepath.Join("bin", "runtime-sdk-controller"), "Our controller binary, for --compare.")
-	fs.BoolVar(&o.dropIn, "drop-in", false, "With --compare capi: --controller-binary is the drop-in core manager (bin/core-manager, built by make core-manager), run with Cluster API's flags in place of our controller; the rows' optimum Discovery is then Cluster API's for what users do (one per ExtensionConfig created or updated, and per status another writer changed), not the standalone's.")
+	fs.StringVar(&o.compare, "compare", "", "capi: run each scenario under Cluster API v1.14.2's own core manager (bin/capi-baseline) too, on a fresh control plane, and report both side by side.")
+	fs.DurationVar(&o.idlePeriod, "idle-period", 0, "When positive, restart the controller after the last (largest) scenario's events with --sync-period (also the drop-in's re-discovery period) set to this and add a row of what one period costs while nothing changes. DiscoverVariables answers live 10 minutes whatever the period: below 10m the row's calls are understated.")
+	fs.StringVar(&o.controllerBinary, "controller-binary", filepath.Join("bin", "core-manager"), "The drop-in core manager (make core-manager).")
 	return cli.Run(fs, args, stderr, func() error { return loadtestMain(ctx, o, stdout, stderr) })
 }
 
@@ -85,13 +82,8 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 			return err
 		}
 	}
-	if o.dropIn && o.compare != "capi" {
-		return fmt.Errorf("--drop-in needs --compare capi: it names what runs beside Cluster API's manager")
-	}
 	switch o.compare {
-	case "":
-	case "capi":
-		return compareMain(ctx, o, scenarios, stdout, stderr)
+	case "", "capi":
 	default:
 		return fmt.Errorf("--compare: unknown controller %q (want capi)", o.compare)
 	}
@@ -99,35 +91,14 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	if len(scenarios) == 0 {
-		return writeResults(o, results, stdout)
-	}
-	cluster, config, err := startToolCluster(ctx, o.localDir, o.binDir, stderr)
-	if err != nil {
-		return err
-	}
-	defer cluster.Stop()
-
-	for i, s := range scenarios {
-		result, err := loadtest.Run(ctx, s, loadtest.Options{Config: config, Quiet: o.quiet, Timeout: o.timeout, Progress: stderr, RolloutMaxAge: o.rolloutMaxAge,
-			IdlePeriod: o.idlePeriodFor(i, len(scenarios))})
+	if len(scenarios) > 0 {
+		measured, err := measureScenarios(ctx, o, scenarios, stdout, stderr)
 		if err != nil {
-			return fmt.Errorf("scenario %s: %w", s.Name, err)
-		}
-		if err := loadtest.WriteTable(stdout, result); err != nil {
 			return err
 		}
-		results = append(results, result)
+		results = append(results, measured...)
 	}
-	if err := writeResults(o, results, stdout); err != nil {
-		return err
-	}
-	var usage syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err == nil {
-		// Linux reports ru_maxrss in KiB.
-		fmt.Fprintf(stdout, "\npeak RSS of this process (controller, sample extensions and load driver): %d MiB\n", usage.Maxrss/1024)
-	}
-	return nil
+	return writeResults(o, results, stdout)
 }
 
 // writeResults writes results.json and chart.svg into the output directory.

@@ -48,7 +48,7 @@ func controllerBinary(path string) (string, error) {
 		return "", err
 	}
 	if info, err := os.Stat(binary); err != nil || info.IsDir() {
-		return "", fmt.Errorf("--controller-binary %s: not a file (build it with make build, or make core-manager for --drop-in): %v", path, err)
+		return "", fmt.Errorf("--controller-binary %s: not a file (make core-manager builds the drop-in, make build the drills' binary): %v", path, err)
 	}
 	return binary, nil
 }
