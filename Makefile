@@ -300,13 +300,13 @@ $(CERT_MANAGER_CRDS): hack/cert-manager/go.sum
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Write the CRDs into config/crd/bases and the ClusterRole into config/rbac.
 	hack/generate-crds.sh "$(CONTROLLER_GEN)" "$(CRD_DIR)" "$(CRD_PACKAGES)" "$(CRD_FILES)"
-	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/... output:rbac:dir=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/observe/... output:rbac:dir=config/rbac
 
 .PHONY: verify-generate
 verify-generate: $(CONTROLLER_GEN) ## Fail when the committed CRDs or ClusterRole differ from freshly generated ones.
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	hack/generate-crds.sh "$(CONTROLLER_GEN)" "$$tmp/crd" "$(CRD_PACKAGES)" "$(CRD_FILES)"; \
-	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/... output:rbac:dir="$$tmp/rbac"; \
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/observe/... output:rbac:dir="$$tmp/rbac"; \
 	if ! diff -r "$$tmp/crd" "$(CRD_DIR)" || ! diff "$$tmp/rbac/role.yaml" config/rbac/role.yaml; then \
 		echo "generated files are out of date: run 'make generate' and commit the result" >&2; exit 1; \
 	fi

@@ -1,11 +1,13 @@
-// Command runtime-sdk-controller runs the ExtensionConfig and ClusterClass
-// controllers of Cluster API's Runtime SDK, with an index from
-// ExtensionConfig to ClusterClass so that each event reconciles only the
-// ClusterClasses it can change, without the rest of Cluster API's manager:
-// for observe mode (--read-only) beside a stock Cluster API, for the load
-// tool, and for a cluster where no Cluster API manager runs its controllers.
+// Command runtime-sdk-controller holds the read-only tools a user runs
+// beside a stock Cluster API before swapping its core manager for the
+// drop-in (cmd/core-manager):
 //
+//   - observe mode (the command itself): watch the ExtensionConfigs Cluster
+//     API maintains and export, per event, how many ClusterClass reconciles
+//     Cluster API's scan mapping causes and how many the index would;
+//   - who-uses: which ClusterClasses use an ExtensionConfig or a handler.
+//
+// Neither writes anything. Everything that reconciles is the drop-in.
 // It runs against the cluster named by --kubeconfig, $KUBECONFIG or the
-// in-cluster configuration. It starts no control plane of its own: `make
-// run` (bin/rsc-dev) does local runs.
+// in-cluster configuration.
 package main

@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/config/crd"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 )
 
 func TestRun_BadInputIsOneLineAndANonZeroExit(t *testing.T) {
@@ -37,7 +39,6 @@ func TestRun_BadInputIsOneLineAndANonZeroExit(t *testing.T) {
 		{name: "no cluster to run against", kubeconfig: missing, wantCode: 1, wantErr: []string{"no cluster to run against (pass --kubeconfig or set KUBECONFIG)"}},
 		{name: "unknown flag", args: []string{"--no-such-flag"}, wantCode: 2, wantErr: []string{"no-such-flag"}},
 		{name: "no requests to kube-apiserver", args: []string{"--kube-api-qps=0"}, wantCode: 2, wantErr: []string{"--kube-api-qps must be above 0"}},
-		{name: "unbounded variables cache", args: []string{"--variables-cache-max-entries=0"}, wantCode: 2, wantErr: []string{"--variables-cache-max-entries must be at least 1, got 0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,4 +120,24 @@ func TestBinary_SignalsStopTheManagerCleanly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startTestCluster starts a control plane with the CRDs observe mode reads,
+// stopped when the test ends.
+func startTestCluster(t *testing.T) *localcluster.Cluster {
+	t.Helper()
+	binDir, err := toolbin.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, err := crd.Definitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster, err := localcluster.Start(context.Background(), localcluster.Options{Dir: t.TempDir(), BinDir: binDir, CRDs: crds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.Stop() })
+	return cluster
 }

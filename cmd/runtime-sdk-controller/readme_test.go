@@ -15,5 +15,5 @@ func TestREADME_FlagTableIsWhatHelpLists(t *testing.T) {
 	}
 	// One row stands for controller-runtime's logging flags.
 	zap := func(f string) bool { return strings.HasPrefix(f, "zap-") }
-	readmetest.CheckFlagTable(t, readmetest.Doc("docs/standalone.md"), "To run against an existing cluster", "flag", usage.String(), zap)
+	readmetest.CheckFlagTable(t, readmetest.Doc("docs/read-only-tools.md"), "To observe an existing cluster", "flag", usage.String(), zap)
 }

@@ -1,6 +1,6 @@
 // Package controllers adds the ExtensionConfig and ClusterClass controllers
-// to any controller-runtime manager, around one handler registry, runtime
-// client and variables cache. It is the one piece both binaries share: each
-// has one assembly package of its own that calls AddToManager, package
-// standalone for runtime-sdk-controller and package dropin for core-manager.
+// to a controller-runtime manager, around one handler registry, runtime
+// client, variables cache and response cache, each where Cluster API's
+// feature gates would run its own. The drop-in's assembly (package dropin)
+// calls AddToManager; tests run it through internal/test/managertest.
 package controllers

@@ -125,14 +125,14 @@ var (
 	})
 )
 
-// The metrics of observe mode (--read-only), which counts per
+// The metrics of observe mode (runtime-sdk-controller), which counts per
 // ExtensionConfig event what Cluster API's scan and the index would
 // reconcile.
 var (
 	// ObservedEvents counts the ExtensionConfig events observed, by type.
 	ObservedEvents = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "runtime_sdk_observed_extensionconfig_events_total",
-		Help: "ExtensionConfig events seen in read-only mode, by type (add, update, delete).",
+		Help: "ExtensionConfig events seen in observe mode, by type (add, update, delete).",
 	}, []string{"type"})
 	// ObservedReconciles counts the ClusterClass reconciles each mapping
 	// causes: the distinct ClusterClasses an event enqueues.

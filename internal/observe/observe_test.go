@@ -16,10 +16,9 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 )
 
 var env *apiservertest.Env
@@ -50,7 +49,13 @@ func TestReadOnly_AccountsBothMappingsAndWritesNothing(t *testing.T) {
 	}
 
 	addsBefore := counter("events", "add")
-	standalonetest.Start(t, env.Config, standalone.Options{ReadOnly: true})
+	mgrCtx, cancel := context.WithCancel(ctx)
+	mgr, err := observe.NewManager(mgrCtx, env.Config, observe.ManagerOptions{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	managertest.Run(t, mgrCtx, cancel, mgr)
 
 	// The initial add of the config: the scan maps it to its 3 referencers.
 	polltest.Eventually(t, time.Minute, "initial add observed", func() (bool, string) {

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -15,15 +16,20 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 )
 
 var env *apiservertest.Env
 
-func TestMain(m *testing.M) { os.Exit(apiservertest.Run(m, &env)) }
+func TestMain(m *testing.M) {
+	if err := managertest.TurnOnRuntimeSDK(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(apiservertest.Run(m, &env))
+}
 
 type dashboard struct {
 	Panels []struct {
@@ -107,7 +113,7 @@ func exportedMetrics(t *testing.T) map[string]bool {
 		}
 	}
 
-	standalonetest.Start(t, env.Config, standalone.Options{})
+	managertest.StartControllers(t, env.Config, managertest.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// A ClusterClass to reconcile puts the work queues' series in place.

@@ -81,8 +81,8 @@ func (c *Cluster) StartDropIn(ctx context.Context, binDir, binary, name string) 
 // in observe mode on the cluster: it writes nothing and counts what Cluster
 // API's mapping and the index would reconcile.
 func (c *Cluster) StartObserver(ctx context.Context, binary, name string) (*drill.Controller, error) {
-	return drill.StartController(ctx, drill.ControllerOptions{
-		Binary: binary, Kubeconfig: c.KubeconfigPath(), Args: []string{"--read-only"}, LogPath: filepath.Join(c.dir, name+".log"),
+	return drill.StartObserver(ctx, drill.ControllerOptions{
+		Binary: binary, Kubeconfig: c.KubeconfigPath(), LogPath: filepath.Join(c.dir, name+".log"),
 	})
 }
 

@@ -14,7 +14,7 @@ import (
 // ControllerOptions start one controller process.
 type ControllerOptions struct {
 	// Binary is the executable: bin/core-manager, the drop-in, for
-	// StartDropIn; bin/runtime-sdk-controller for StartController.
+	// StartDropIn; bin/runtime-sdk-controller for StartObserver.
 	Binary string
 	// Kubeconfig names the control plane to run against.
 	Kubeconfig string
@@ -55,10 +55,9 @@ func StartDropIn(ctx context.Context, opts ControllerOptions) (*Controller, erro
 	return &Controller{Process: m.Process, stop: m.Stop}, nil
 }
 
-// StartController starts the standalone runtime-sdk-controller binary and
-// waits until it reports ready (its handler registry warmed up). The
-// drills run the drop-in (StartDropIn).
-func StartController(ctx context.Context, opts ControllerOptions) (*Controller, error) {
+// StartObserver starts the read-only tools' binary in observe mode and
+// waits until it reports ready. The drills run the drop-in (StartDropIn).
+func StartObserver(ctx context.Context, opts ControllerOptions) (*Controller, error) {
 	metricsPort, err := localcluster.FreePort()
 	if err != nil {
 		return nil, err

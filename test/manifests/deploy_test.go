@@ -15,15 +15,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/utils/ptr"
+	"k8s.io/client-go/rest"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,13 +31,13 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
@@ -115,7 +115,7 @@ func TestDefault_RendersAndAppliesWithServerSideDryRun(t *testing.T) {
 			t.Errorf("%s %s is in namespace %q, want %s", o.GetKind(), o.GetName(), o.GetNamespace(), namespace)
 		}
 	}
-	for _, kind := range []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment"} {
+	for _, kind := range []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service"} {
 		if kinds[kind] == nil {
 			t.Errorf("rendered manifests lack a %s", kind)
 		}
@@ -137,69 +137,58 @@ func TestDefault_RendersAndAppliesWithServerSideDryRun(t *testing.T) {
 	apply(t, objs, true)
 }
 
-func TestDefault_ServiceAccountRunsBothControllersWithoutForbiddenErrors(t *testing.T) {
+// The ServiceAccount the manifests bind observe mode to reads what it
+// needs: it counts an ExtensionConfig's events against the ClusterClasses
+// that use it, and hits no forbidden error on the way.
+func TestDefault_ServiceAccountRunsObserveModeWithoutForbiddenErrors(t *testing.T) {
 	apply(t, render(t), false)
 	ctx := context.Background()
 
 	impersonated := *env.Config
 	impersonated.Impersonate.UserName = serviceAccount
 	logs := &polltest.Buffer{}
-	standalonetest.Start(t, &impersonated, standalone.Options{
-		LeaderElection:          true,
-		LeaderElectionNamespace: namespace,
-		Logger:                  zap.New(zap.WriteTo(logs)),
-	})
+	startObserver(t, &impersonated, observe.ManagerOptions{Logger: zap.New(zap.WriteTo(logs))})
 
-	ext := sampleextensiontest.Start(t, sampleextension.Options{Variables: map[string][]clusterv1.ClusterClassVariable{
-		sampleextension.DiscoverVariablesHandler: {{Name: "size", Required: ptr.To(true), Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string"}}}},
-	}})
 	ns := env.Namespace(t, nil)
 	config := &runtimev1.ExtensionConfig{
-		ObjectMeta: metav1.ObjectMeta{Name: "rbac-" + ns, Annotations: map[string]string{runtimev1.InjectCAFromSecretAnnotation: ns + "/ca"}},
-		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ext.URL}, NamespaceSelector: &metav1.LabelSelector{}},
+		ObjectMeta: metav1.ObjectMeta{Name: "rbac-" + ns},
+		Spec:       runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: "https://127.0.0.1:1"}, NamespaceSelector: &metav1.LabelSelector{}},
 	}
-	secret := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Secret",
-		"metadata":   map[string]any{"namespace": ns, "name": "ca"},
-		"stringData": map[string]any{"ca.crt": string(ext.CA)},
-	}}
-	if err := env.Client.Create(ctx, secret); err != nil {
+	cc := apiservertest.ClusterClass(ns, "cc", apiservertest.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
+		DiscoverVariablesExtension: registration.FullHandlerName("discover-variables", config.Name),
+	}))
+	if err := env.Client.Create(ctx, cc); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Client.Create(ctx, config); err != nil {
 		t.Fatal(err)
 	}
-	cc := apiservertest.ClusterClass(ns, "cc", apiservertest.ExternalPatch("external", clusterv1.ExternalPatchDefinition{
-		DiscoverVariablesExtension: registration.FullHandlerName(sampleextension.DiscoverVariablesHandler, config.Name),
-	}))
-	if err := env.Client.Create(ctx, cc); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), config) })
 
-	polltest.Eventually(t, time.Minute, "ClusterClass variables published through the ServiceAccount", func() (bool, string) {
-		got := &clusterv1.ClusterClass{}
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cc), got); err != nil {
-			return false, err.Error()
-		}
-		c := meta.FindStatusCondition(got.Status.Conditions, clusterv1.ClusterClassVariablesReadyCondition)
-		if c == nil || c.Status != metav1.ConditionTrue {
-			return false, "VariablesReady not True yet: " + lastLines(logs.String())
-		}
-		return len(got.Status.Variables) == 1, "variables not published"
+	polltest.Eventually(t, time.Minute, "the ExtensionConfig's event counted through the ServiceAccount", func() (bool, string) {
+		added := testutil.ToFloat64(metrics.ObservedEvents.WithLabelValues("add"))
+		return added >= 1, fmt.Sprintf("%v add events; logs: %s", added, lastLines(logs.String()))
 	})
-	got := &runtimev1.ExtensionConfig{}
-	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(config), got); err != nil {
-		t.Fatal(err)
-	}
-	if string(got.Spec.ClientConfig.CABundle) != string(ext.CA) {
-		t.Error("the CA was not injected through the ServiceAccount")
-	}
 	if strings.Contains(strings.ToLower(logs.String()), "forbidden") {
 		t.Errorf("the ServiceAccount hit forbidden errors:\n%s", logs.String())
 	}
-	if !strings.Contains(logs.String(), "acquired lease") {
-		t.Errorf("the manager never led, so leader election RBAC was not exercised")
+}
+
+// startObserver runs observe mode's manager with opts, probes off, until
+// the test ends.
+func startObserver(t *testing.T, cfg *rest.Config, opts observe.ManagerOptions) {
+	t.Helper()
+	if opts.MetricsBindAddress == "" {
+		opts.MetricsBindAddress = "0"
 	}
+	opts.HealthProbeBindAddress = "0"
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr, err := observe.NewManager(ctx, cfg, opts)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	managertest.Run(t, ctx, cancel, mgr)
 }
 
 func lastLines(s string) string {
@@ -234,7 +223,7 @@ func TestDefault_MetricsAnswerOnlyATokenBoundToTheReaderRole(t *testing.T) {
 	}
 	impersonated := *env.Config
 	impersonated.Impersonate.UserName = serviceAccount
-	standalonetest.Start(t, &impersonated, standalone.Options{
+	startObserver(t, &impersonated, observe.ManagerOptions{
 		MetricsBindAddress: "127.0.0.1:" + strconv.Itoa(port),
 		MetricsSecure:      true,
 		MetricsCertDir:     certDir,

@@ -1,5 +1,5 @@
 // Package manifests tests the kustomize manifests under config/ that install
-// the standalone controller: it renders config/default with kustomize's Go
-// API and applies the result to a real kube-apiserver. It lives in the lab
-// module so that kustomize stays out of the product's go.mod.
+// observe mode: it renders config/default with kustomize's Go API and
+// applies the result to a real kube-apiserver. It lives in the lab module so
+// that kustomize stays out of the product's go.mod.
 package manifests

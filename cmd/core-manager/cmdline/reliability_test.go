@@ -20,9 +20,9 @@ func TestRELIABILITY_FiguresAreTheDropInsFlagDefaults(t *testing.T) {
 		// duration reads the figures as "10 s" rather than numbers.
 		duration bool
 	}{
-		{"`--kube-api-qps` and `--kube-api-burst` \\(([\\d,]+) and ([\\d,]+) by default in both runtime-sdk-controller and the drop-in core-manager",
+		{"`--kube-api-qps` and `--kube-api-burst` \\(([\\d,]+) and ([\\d,]+) by default in both the drop-in core-manager and the read-only tools",
 			[]string{"kube-api-qps", "kube-api-burst"}, false},
-		{"in the drop-in core-manager `--leader-elect-renew-deadline`, also (\\d+ s)\\)",
+		{"`--leader-elect-renew-deadline` \\((\\d+ s)\\) makes the drop-in give up",
 			[]string{"leader-elect-renew-deadline"}, true},
 	} {
 		for _, m := range readmetest.Figures(t, doc, c.pattern) {

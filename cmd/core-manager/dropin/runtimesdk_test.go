@@ -21,10 +21,10 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/cmd/core-manager/cmdline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
@@ -64,7 +64,7 @@ func startRuntimeSDK(t *testing.T) *assembly {
 		cancel()
 		t.Fatal("no runtime client with RuntimeSDK on")
 	}
-	standalonetest.Run(t, ctx, cancel, mgr)
+	managertest.Run(t, ctx, cancel, mgr)
 	return a
 }
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -22,16 +21,14 @@ import (
 	"sigs.k8s.io/cluster-api/feature"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/apiservertest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
@@ -40,9 +37,7 @@ var env *apiservertest.Env
 func TestMain(m *testing.M) {
 	// As Cluster API's own suite: its ClusterClass controller runs under
 	// these gates, and so does ours.
-	if err := feature.MutableGates.SetFromMap(map[string]bool{
-		string(feature.ClusterTopology): true, string(feature.RuntimeSDK): true,
-	}); err != nil {
+	if err := managertest.TurnOnRuntimeSDK(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -59,45 +54,17 @@ const (
 // test ends.
 func startManager(t *testing.T) ctrl.Manager {
 	t.Helper()
-	return startManagerWith(t, managerOptions{})
-}
-
-// managerOptions are what a test sets beyond startManager's defaults.
-type managerOptions struct {
-	controllers controllers.Options
-	// logger, when set, is the manager's logger.
-	logger logr.Logger
+	return startManagerWith(t, managertest.Options{})
 }
 
 // startManagerWith starts the manager with test defaults under opts.
-func startManagerWith(t *testing.T, opts managerOptions) ctrl.Manager {
+func startManagerWith(t *testing.T, opts managertest.Options) ctrl.Manager {
 	t.Helper()
 	env.Skip(t)
-	if opts.controllers.ClusterClassConcurrency == 0 {
-		opts.controllers.ClusterClassConcurrency = 20
+	if opts.Controllers.ClusterClassConcurrency == 0 {
+		opts.Controllers.ClusterClassConcurrency = 20
 	}
-	mgrOpts := ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		// Each test runs a manager of its own in this one process, under
-		// the same controller names.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	}
-	if opts.logger.GetSink() != nil {
-		mgrOpts.Logger = opts.logger
-	}
-	mgr, err := ctrl.NewManager(env.Config, mgrOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if _, err := controllers.AddToManager(ctx, mgr, opts.controllers); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	standalonetest.Run(t, ctx, cancel, mgr)
-	return mgr
+	return managertest.StartControllers(t, env.Config, opts)
 }
 
 type extension = sampleextension.Running
@@ -412,7 +379,7 @@ func TestReconcile_WatchFilterLeavesOtherClassesAlone(t *testing.T) {
 	mine := apiservertest.ClusterClass(ns, "b-mine")
 	mine.Labels = map[string]string{clusterv1.WatchLabel: "shard-a"}
 	create(t, mine)
-	startManagerWith(t, managerOptions{controllers: controllers.Options{WatchFilterValue: "shard-a", ClusterClassConcurrency: 1}})
+	startManagerWith(t, managertest.Options{Controllers: controllers.Options{WatchFilterValue: "shard-a", ClusterClassConcurrency: 1}})
 
 	waitVariablesReady(t, ns, "b-mine", metav1.ConditionTrue, clusterv1.ClusterClassVariablesReadyReason)
 	theirs := get(t, ns, "a-theirs")

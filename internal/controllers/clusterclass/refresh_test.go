@@ -11,6 +11,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
@@ -23,7 +24,7 @@ import (
 // unchanged answer afterwards writes nothing.
 func TestRefresh_AnExtensionRolloutReachesEveryClusterClassUsingItsAnswer(t *testing.T) {
 	const maxAge = 2 * time.Second
-	startManagerWith(t, managerOptions{controllers: controllers.Options{VariablesCacheMaxAge: maxAge}})
+	startManagerWith(t, managertest.Options{Controllers: controllers.Options{VariablesCacheMaxAge: maxAge}})
 	ext := startExtension(t, stringVariable("region", true))
 	config := createExtensionConfig(t, ext, nil)
 	ns := env.Namespace(t, nil)

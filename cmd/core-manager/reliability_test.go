@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"io"
 	"reflect"
 	"strconv"
 	"testing"
 	"time"
 
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -21,14 +19,11 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 )
 
-// RELIABILITY.md's figures that come from a flag default or a constant
-// must be that default or constant: changing either side fails here.
-func TestRELIABILITY_FiguresAreTheFlagDefaultsAndConstants(t *testing.T) {
+// RELIABILITY.md's figures that come from a constant of the drop-in must
+// be that constant: changing either side fails here. Those of its flags
+// are checked in cmdline.
+func TestRELIABILITY_FiguresAreTheConstants(t *testing.T) {
 	doc := readmetest.DocText(t, "RELIABILITY.md")
-	o, err := parseFlags(nil, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		name string
 		// pattern finds the figures in the text, whose lines are joined
@@ -36,28 +31,18 @@ func TestRELIABILITY_FiguresAreTheFlagDefaultsAndConstants(t *testing.T) {
 		pattern string
 		want    []any
 	}{
-		{"kube-api-qps and -burst", "`--kube-api-qps` and `--kube-api-burst` \\(([\\d,]+) and ([\\d,]+) by default",
-			[]any{int64(o.kubeAPIQPS), int64(o.kubeAPIBurst)}},
-		{"client-go's QPS without the flag", "left runtime-sdk-controller at client-go's ([\\d,]+) QPS",
-			[]any{int64(rest.DefaultQPS)}},
-		{"max-response-bytes", "`--max-response-bytes` \\((\\d+ [KM]iB)",
-			[]any{o.manager.Controllers.RuntimeClient.MaxResponseBytes}},
-		{"what an extension can send", "Send at most (\\d+ [KM]iB) in an HTTP 200 answer \\(`--max-response-bytes`; the drop-in core-manager has no such flag and keeps (\\d+ [KM]iB)\\)",
-			[]any{o.manager.Controllers.RuntimeClient.MaxResponseBytes, int64(rtclient.DefaultMaxResponseBytes)}},
-		{"variables cache bound", "`--variables-cache-max-entries`, default ([\\d,]+); the drop-in core-manager has no such flag and keeps ([\\d,]+)\\)",
-			[]any{int64(o.manager.Controllers.VariablesCacheMaxEntries), int64(variablescache.DefaultMaxEntries)}},
-		{"variables cache bound, in memory", "`--variables-cache-max-entries`, ([\\d,]+) by default",
-			[]any{int64(o.manager.Controllers.VariablesCacheMaxEntries)}},
+		{"response bound", "the response bound \\((\\d+ [KM]iB)\\)", []any{int64(rtclient.DefaultMaxResponseBytes)}},
+		{"what an extension can send", "Send at most (\\d+ [KM]iB) in an HTTP 200 answer", []any{int64(rtclient.DefaultMaxResponseBytes)}},
+		{"a 200 answer's body", "A 200 answer's body is read up to (\\d+ [KM]iB)", []any{int64(rtclient.DefaultMaxResponseBytes)}},
+		{"variables cache bound", "The DiscoverVariables cache is bounded \\(([\\d,]+) answers\\)", []any{int64(variablescache.DefaultMaxEntries)}},
+		{"variables cache bound, in memory", "DiscoverVariables answers \\(at most ([\\d,]+),", []any{int64(variablescache.DefaultMaxEntries)}},
+		{"discovery timeout", "\\(10 s by default\\), and (\\d+ s) for Discovery", []any{rtclient.DefaultTimeout}},
 		{"variables cache bytes", "at\\s+most (\\d+ [KM]iB) of them as decoded in memory \\(`variablescache.DefaultMaxBytes`",
 			[]any{int64(variablescache.DefaultMaxBytes)}},
 		{"schema validation results", "schema validation results, only for the variables ClusterClasses hold, at most ([\\d,]+);",
 			[]any{int64(variableschema.DefaultMaxEntries)}},
-		{"renew deadline", "`--leader-election-renew-deadline` \\((\\d+ s);",
-			[]any{o.manager.RenewDeadline}},
 		{"handler timeout", "the handler's `timeoutSeconds` \\((\\d+ s) by default\\)",
 			[]any{time.Duration(runtimehooksv1.DefaultHandlersTimeoutSeconds) * time.Second}},
-		{"discovery timeout", "`--discovery-timeout` \\((\\d+ s) by default; the drop-in core-manager has no such flag and keeps (\\d+ s)\\)",
-			[]any{o.manager.Controllers.RuntimeClient.DiscoveryTimeout, rtclient.DefaultTimeout}},
 		{"verbosity cap", "Verbosity is capped at (\\d+),",
 			[]any{int64(logcap.MaxVerbosity)}},
 		{"failure sharing backoff", "answers the same request for a backoff \\((\\d+ ms), doubling to (\\d+ s), cleared by a success",

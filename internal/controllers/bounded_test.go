@@ -1,4 +1,4 @@
-package standalone_test
+package controllers_test
 
 import (
 	"context"
@@ -20,11 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/standalone"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/standalonetest"
 )
 
 // What the controller keeps per ExtensionConfig, handler and variable must
@@ -39,7 +38,7 @@ func TestManager_ConfigsThatComeAndGoLeaveNothingBehind(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t, nil)
 	ext := sampleextensiontest.StartWithVariables(t, benchfixture.StringVariable("region"))
-	standalonetest.Start(t, env.Config, standalone.Options{})
+	managertest.StartControllers(t, env.Config, managertest.Options{})
 
 	createConfig := func(name string) error {
 		config := &runtimev1.ExtensionConfig{
