@@ -345,7 +345,7 @@ run-plan: ## Print what make run builds first, and about how long each part take
 IMAGE := $(BIN)/runtime-sdk-controller-image.tar
 
 .PHONY: image
-image: ## Write the controller's image to bin/runtime-sdk-controller-image.tar (no Docker needed).
+image: ## Write the read-only tools' image to bin/runtime-sdk-controller-image.tar (no Docker needed).
 	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -o $(BIN)/linux/runtime-sdk-controller ./cmd/runtime-sdk-controller
 	cd test && $(GO) build -o $(BIN)/rsc-image ./cmd/rsc-image
 	$(BIN)/rsc-image --binary $(BIN)/linux/runtime-sdk-controller --out $(IMAGE)
