@@ -20,7 +20,6 @@ limitations under the License.
 // tests install exactly the files committed under bases/.
 //
 // It also embeds, under templates/, the two template CRDs the smallest
-// ClusterClass references. They stand in for a provider's, so that the load
-// tool's and the drills' local control plane (localcluster.StartWithProjectCRDs)
-// can create ClusterClasses without one.
+// ClusterClass references. They stand in for a provider's, so that a local
+// control plane can create ClusterClasses without one.
 package crd

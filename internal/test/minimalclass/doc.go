@@ -22,8 +22,7 @@ limitations under the License.
 // requires lands in one place.
 //
 // It is a fixture builder, so it lives with the test helpers under
-// internal/test/ and no shipped binary links it. The load tool's and the drills' local control
-// plane (localcluster.StartWithProjectCRDs) installs the same two template
-// CRDs from YAML embedded in config/crd/templates; a test here keeps the
-// files equal to what TemplateCRDs builds.
+// internal/test/ and no shipped binary links it. config/crd/templates holds
+// the same two template CRDs as YAML; a test here keeps the files equal to
+// what TemplateCRDs builds.
 package minimalclass

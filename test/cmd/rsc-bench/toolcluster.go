@@ -17,38 +17,17 @@ limitations under the License.
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"go.uber.org/zap/zapcore"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/localcluster"
 )
-
-// startToolCluster starts the fresh local control plane a load or drill run
-// uses: logging cut to errors (tables and reports go to stdout), the data
-// directory wiped, the CRDs installed. It returns a client configuration
-// that is not throttled below what the tools drive.
-func startToolCluster(ctx context.Context, localDir, binDir string, stderr io.Writer) (*localcluster.Cluster, *rest.Config, error) {
-	logErrorsOnly(stderr)
-	if err := os.RemoveAll(localDir); err != nil {
-		return nil, nil, fmt.Errorf("wipe %s: %w", localDir, err)
-	}
-	cluster, err := localcluster.StartWithProjectCRDs(ctx, localcluster.Options{Dir: localDir, BinDir: binDir})
-	if err != nil {
-		return nil, nil, err
-	}
-	config := cluster.Config()
-	config.QPS, config.Burst = 500, 1000
-	return cluster, config, nil
-}
 
 // logErrorsOnly sends controller-runtime's logging to stderr, errors only:
 // the tools' tables and reports go to stdout.
@@ -64,7 +43,7 @@ func controllerBinary(path string) (string, error) {
 		return "", err
 	}
 	if info, err := os.Stat(binary); err != nil || info.IsDir() {
-		return "", fmt.Errorf("--controller-binary %s: not a file (make core-manager builds the drop-in, make build the drills' binary): %v", path, err)
+		return "", fmt.Errorf("--controller-binary %s: not a file (make core-manager builds the drop-in): %v", path, err)
 	}
 	return binary, nil
 }
