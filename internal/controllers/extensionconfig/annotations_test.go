@@ -32,6 +32,7 @@ import (
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // maxAges records what the controller tells the response cache.
@@ -115,8 +116,8 @@ func TestReconcile_TheResponseCacheAnnotationIsReported(t *testing.T) {
 		wantAge    time.Duration
 		wantParts  []string
 	}{
-		{"a max age", ptrTo("10m"), metav1.ConditionTrue, 10 * time.Minute, []string{"10m0s", ResponseCacheMaxAgeAnnotation}},
-		{"a value that does not parse", ptrTo("ten minutes"), metav1.ConditionFalse, 0, []string{ResponseCacheMaxAgeAnnotation, `"ten minutes"`}},
+		{"a max age", ptrTo("10m"), metav1.ConditionTrue, 10 * time.Minute, []string{"10m0s", userfacing.ResponseCacheMaxAgeAnnotation}},
+		{"a value that does not parse", ptrTo("ten minutes"), metav1.ConditionFalse, 0, []string{userfacing.ResponseCacheMaxAgeAnnotation, `"ten minutes"`}},
 		{"removed", nil, "", 0, nil},
 		{"a max age again", ptrTo("5m"), metav1.ConditionTrue, 5 * time.Minute, []string{"5m0s"}},
 		// Last: unpausing would discover again.
@@ -126,7 +127,7 @@ func TestReconcile_TheResponseCacheAnnotationIsReported(t *testing.T) {
 		updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
 			e.Annotations = map[string]string{}
 			if step.value != nil {
-				e.Annotations[ResponseCacheMaxAgeAnnotation] = *step.value
+				e.Annotations[userfacing.ResponseCacheMaxAgeAnnotation] = *step.value
 			}
 			if step.name == "paused" {
 				e.Annotations[clusterv1.PausedAnnotation] = ""

@@ -98,8 +98,8 @@ type Reconciler struct {
 	// cluster name) passes one that sees them all.
 	SecretMetadata ctrlcache.Cache
 	// ResponseCache takes each config's max age from
-	// ResponseCacheMaxAgeAnnotation, and the config reports it in
-	// ResponsesCachedCondition.
+	// userfacing.ResponseCacheMaxAgeAnnotation, and the config reports it
+	// in ResponsesCachedCondition.
 	ResponseCache ResponseCachePolicy
 
 	writes objstatus.Writes

@@ -25,13 +25,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
-
-// ResponseCacheMaxAgeAnnotation on an ExtensionConfig turns on the drop-in
-// core manager's cache of its GeneratePatches and ValidateTopology answers:
-// its value is how long an answer is reused, as a Go duration such as
-// "10m". Cluster API calls these hooks on every topology reconcile.
-const ResponseCacheMaxAgeAnnotation = "runtime-sdk-controller.dev/response-cache-max-age"
 
 // The condition that reports the annotation, set only while it is present
 // so that a config without it keeps exactly Cluster API's status.
@@ -54,17 +49,17 @@ type ResponseCachePolicy interface {
 	SetMaxAge(extensionConfig string, maxAge time.Duration)
 }
 
-// parseResponseCacheMaxAge reads ResponseCacheMaxAgeAnnotation. present is
+// parseResponseCacheMaxAge reads userfacing.ResponseCacheMaxAgeAnnotation. present is
 // false when it is not set; err names the annotation and the value when
 // the value is not a positive duration.
 func parseResponseCacheMaxAge(annotations map[string]string) (maxAge time.Duration, present bool, err error) {
-	value, present := annotations[ResponseCacheMaxAgeAnnotation]
+	value, present := annotations[userfacing.ResponseCacheMaxAgeAnnotation]
 	if !present {
 		return 0, false, nil
 	}
 	maxAge, err = time.ParseDuration(value)
 	if err != nil || maxAge <= 0 {
-		return 0, true, fmt.Errorf("annotation %s has value %q, which is not a positive duration such as \"10m\"", ResponseCacheMaxAgeAnnotation, value)
+		return 0, true, fmt.Errorf("annotation %s has value %q, which is not a positive duration such as \"10m\"", userfacing.ResponseCacheMaxAgeAnnotation, value)
 	}
 	return maxAge, true, nil
 }
@@ -100,6 +95,6 @@ func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig, paus
 	default:
 		r.ResponseCache.SetMaxAge(ext.Name, maxAge)
 		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionTrue, ResponsesCachedReason,
-			fmt.Sprintf("GeneratePatches and ValidateTopology answers are reused for up to %s (annotation %s)", maxAge, ResponseCacheMaxAgeAnnotation))
+			fmt.Sprintf("GeneratePatches and ValidateTopology answers are reused for up to %s (annotation %s)", maxAge, userfacing.ResponseCacheMaxAgeAnnotation))
 	}
 }

@@ -1,0 +1,204 @@
+/*
+Copyright 2026 The runtime-sdk-controller Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package userfacing
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// root is the repository's root, which holds every module: the product,
+// cmd/core-manager, test/ and hack/'s.
+const root = "../.."
+
+// TestEachFact_IsWrittenOnlyHere fails when one of this package's strings
+// is written as a literal in any other Go file of the repository, tests
+// included: a copy would drift from the one users rely on. A literal
+// equal to a fact is a copy; so is one that contains an annotation, as
+// prose that names it does.
+func TestEachFact_IsWrittenOnlyHere(t *testing.T) {
+	facts := stringConstants(t, ".")
+	self, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copies []string
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return err
+			}
+			if abs == self || path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") ||
+				filepath.Dir(path) == root && (d.Name() == "bin" || d.Name() == "out") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		found, err := copiesIn(path, src, facts)
+		copies = append(copies, found...)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range copies {
+		t.Error(c)
+	}
+}
+
+// TestCopiesIn_FindsEqualLiteralsAndAnnotationsInProse holds the scan
+// itself to what it must find and what it must let through.
+func TestCopiesIn_FindsEqualLiteralsAndAnnotationsInProse(t *testing.T) {
+	const reason = "SomethingDone"
+	facts := map[string]string{
+		ResponseCacheMaxAgeAnnotation: "ResponseCacheMaxAgeAnnotation",
+		reason:                        "SomethingDoneReason",
+	}
+	src := `package p
+
+const a = "` + ResponseCacheMaxAgeAnnotation + `"
+var b = []string{"x", "` + reason + `"}
+const c = "annotate it with ` + ResponseCacheMaxAgeAnnotation + `=10m"
+const d = ` + "`" + ResponseCacheMaxAgeAnnotation + "`" + `
+
+// A comment may say ` + ResponseCacheMaxAgeAnnotation + ` and ` + reason + `.
+const e = "` + reason + ` = %v, want True"
+const f = "scale.example.dev/touched"
+`
+	got, err := copiesIn("p.go", []byte(src), facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range got {
+		lines = append(lines, strings.SplitN(c, ":", 3)[1])
+	}
+	if want := "3 4 5 6"; strings.Join(lines, " ") != want {
+		t.Errorf("copies on lines %v, want %s:\n%s", lines, want, strings.Join(got, "\n"))
+	}
+}
+
+// TestStringConstants_ReadsThisPackagesFacts guards against a scan that
+// checks nothing because it read no facts.
+func TestStringConstants_ReadsThisPackagesFacts(t *testing.T) {
+	facts := stringConstants(t, ".")
+	for value, name := range map[string]string{
+		ResponseCacheMaxAgeAnnotation: "ResponseCacheMaxAgeAnnotation",
+		RediscoverAnnotation:          "RediscoverAnnotation",
+	} {
+		if facts[value] != name {
+			t.Errorf("facts[%q] = %q, want %s", value, facts[value], name)
+		}
+	}
+}
+
+// stringConstants returns, by value, the name of every constant of the
+// package in dir that is a string literal.
+func stringConstants(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := map[string]string{}
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			gen, ok := decl.(*ast.GenDecl)
+			if !ok || gen.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gen.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, v := range vs.Values {
+					if value, ok := stringLiteral(v); ok {
+						facts[value] = vs.Names[i].Name
+					}
+				}
+			}
+		}
+	}
+	return facts
+}
+
+// copiesIn returns "path:line: ..." for every string literal in the Go
+// source src that copies one of facts (name by value).
+func copiesIn(path string, src []byte, facts map[string]string) ([]string, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	var copies []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		value, ok := stringLiteral(n)
+		if !ok {
+			return true
+		}
+		var names []string
+		for fact, name := range facts {
+			if value == fact || isAnnotation(fact) && strings.Contains(value, fact) {
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			copies = append(copies, fset.Position(n.Pos()).String()+": "+strconv.Quote(value)+" copies userfacing."+name+"; use the constant")
+		}
+		return true
+	})
+	return copies, nil
+}
+
+// isAnnotation tells an annotation's key, the one kind of fact that prose
+// names inside longer strings.
+func isAnnotation(fact string) bool { return strings.Contains(fact, "/") }
+
+func stringLiteral(n ast.Node) (string, bool) {
+	lit, ok := n.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	value, err := strconv.Unquote(lit.Value)
+	return value, err == nil
+}
