@@ -118,15 +118,17 @@ func TestStringConstants_ReadsThisPackagesFacts(t *testing.T) {
 	for value, name := range map[string]string{
 		ResponseCacheMaxAgeAnnotation: "ResponseCacheMaxAgeAnnotation",
 		RediscoverAnnotation:          "RediscoverAnnotation",
+		CAInjectionFailedReason:       "CAInjectionFailedReason",
+		ExtensionsResolvedReason:      "ExtensionsResolvedCondition or userfacing.ExtensionsResolvedReason",
 	} {
 		if facts[value] != name {
-			t.Errorf("facts[%q] = %q, want %s", value, facts[value], name)
+			t.Errorf("facts[%q] = %q, want %q", value, facts[value], name)
 		}
 	}
 }
 
-// stringConstants returns, by value, the name of every constant of the
-// package in dir that is a string literal.
+// stringConstants returns, by value, the names of the constants of the
+// package in dir that are string literals.
 func stringConstants(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -151,8 +153,15 @@ func stringConstants(t *testing.T, dir string) map[string]string {
 			for _, spec := range gen.Specs {
 				vs := spec.(*ast.ValueSpec)
 				for i, v := range vs.Values {
-					if value, ok := stringLiteral(v); ok {
+					value, ok := stringLiteral(v)
+					switch {
+					case !ok:
+					case facts[value] == "":
 						facts[value] = vs.Names[i].Name
+					default:
+						// Two names of one value, such as a condition
+						// and its reason: either one does.
+						facts[value] += " or userfacing." + vs.Names[i].Name
 					}
 				}
 			}

@@ -24,9 +24,9 @@ import (
 
 // AllowList is every difference we keep on purpose, with the reason.
 var AllowList = []Allowance{
-	{OursOnlyCondition: "ExtensionsResolved",
+	{OursOnlyCondition: userfacing.ExtensionsResolvedCondition,
 		Reason: "ours only: names every referenced handler (generate, validate or discover) that is not registered, serves the wrong hook or does not admit the namespace"},
-	{OursOnlyCondition: "ResponsesCached",
+	{OursOnlyCondition: userfacing.ResponsesCachedCondition,
 		Reason: "the drop-in only, on an ExtensionConfig with the " + userfacing.ResponseCacheMaxAgeAnnotation + " annotation: reports the max age its GeneratePatches and ValidateTopology answers are cached for, a value that does not parse, or that a paused config caches nothing"},
 	{Path: regexp.MustCompile(`^ClusterClass ` + NamespaceOther + `/oversized-variables \.status\.`),
 		Reason: "an extension answered more variables than status.variables may hold (1000): Cluster API's patch of status.variables is refused " +

@@ -106,8 +106,8 @@ func TestReconcile_TheResponseCacheAnnotationIsReported(t *testing.T) {
 	name := uniqueName("cached")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
 	waitDiscovered(t, name, metav1.ConditionTrue)
-	if c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, ResponsesCachedCondition); c != nil {
-		t.Fatalf("a config without the annotation has %s: %+v", ResponsesCachedCondition, c)
+	if c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, userfacing.ResponsesCachedCondition); c != nil {
+		t.Fatalf("a config without the annotation has %s: %+v", userfacing.ResponsesCachedCondition, c)
 	}
 	steps := []struct {
 		name       string
@@ -134,7 +134,7 @@ func TestReconcile_TheResponseCacheAnnotationIsReported(t *testing.T) {
 			}
 		})
 		polltest.Eventually(t, eventually, step.name+" reported", func() (bool, string) {
-			c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, ResponsesCachedCondition)
+			c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, userfacing.ResponsesCachedCondition)
 			if step.wantStatus == "" {
 				return c == nil, fmt.Sprintf("condition %+v", c)
 			}

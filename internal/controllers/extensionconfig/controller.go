@@ -48,15 +48,8 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
-)
-
-// Condition reasons, beside Cluster API's Discovered and NotDiscovered.
-const (
-	// CAInjectionFailedReason: the CA Secret annotation could not be honoured.
-	CAInjectionFailedReason = "CAInjectionFailed"
-	// InvalidNamespaceSelectorReason: spec.namespaceSelector does not parse.
-	InvalidNamespaceSelectorReason = "InvalidNamespaceSelector"
 )
 
 // caSecretIndex indexes ExtensionConfigs by the "<namespace>/<name>" of the
@@ -99,7 +92,7 @@ type Reconciler struct {
 	SecretMetadata ctrlcache.Cache
 	// ResponseCache takes each config's max age from
 	// userfacing.ResponseCacheMaxAgeAnnotation, and the config reports it
-	// in ResponsesCachedCondition.
+	// in userfacing.ResponsesCachedCondition.
 	ResponseCache ResponseCachePolicy
 
 	writes objstatus.Writes
@@ -267,12 +260,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}
 	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
-		r.setNotDiscovered(ext, InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
+		r.setNotDiscovered(ext, userfacing.InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
 		// Only a spec change can fix it, and that triggers a reconcile.
 		return ctrl.Result{}, nil
 	}
 	if caErr != nil {
-		r.setNotDiscovered(ext, CAInjectionFailedReason, caErr.Error())
+		r.setNotDiscovered(ext, userfacing.CAInjectionFailedReason, caErr.Error())
 		if retryCA {
 			// A read or write of kube-apiserver that failed may pass next
 			// time; a write may even have committed with its answer lost,

@@ -177,7 +177,7 @@ func TestReconcile_ACARotationLeavesEveryConditionAtTheCurrentGeneration(t *test
 			return false, "the caBundle is not injected yet"
 		}
 		if len(got.Status.Conditions) != 3 {
-			return false, fmt.Sprintf("conditions %+v, want Discovered, Paused and %s", got.Status.Conditions, ResponsesCachedCondition)
+			return false, fmt.Sprintf("conditions %+v, want Discovered, Paused and %s", got.Status.Conditions, userfacing.ResponsesCachedCondition)
 		}
 		for _, c := range got.Status.Conditions {
 			if c.ObservedGeneration != got.Generation {

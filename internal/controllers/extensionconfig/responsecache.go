@@ -28,21 +28,6 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
-// The condition that reports the annotation, set only while it is present
-// so that a config without it keeps exactly Cluster API's status.
-const (
-	// ResponsesCachedCondition is True when answers are cached.
-	ResponsesCachedCondition = "ResponsesCached"
-	// ResponsesCachedReason: the annotation holds a usable max age.
-	ResponsesCachedReason = "MaxAgeSet"
-	// InvalidResponseCacheMaxAgeReason: the annotation does not parse, so
-	// nothing is cached.
-	InvalidResponseCacheMaxAgeReason = "InvalidMaxAge"
-	// ResponseCachePausedReason: the config is paused, and a paused config's
-	// answers are not cached, as for a controller that never reconciled it.
-	ResponseCachePausedReason = "Paused"
-)
-
 // ResponseCachePolicy takes each config's max age; zero turns its caching
 // off and drops what it held.
 type ResponseCachePolicy interface {
@@ -73,7 +58,7 @@ func (r *Reconciler) forgetConfig(extensionConfig string) {
 }
 
 // reconcileResponseCache gives the policy the config's max age and
-// reports it in ResponsesCachedCondition. Nothing is called: the annotation
+// reports it in userfacing.ResponsesCachedCondition. Nothing is called: the annotation
 // changes no Discovery answer. A paused config caches nothing, and says so
 // rather than keep a condition that promised answers from memory.
 func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig, paused bool) {
@@ -82,19 +67,19 @@ func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig, paus
 	case !present:
 		r.ResponseCache.SetMaxAge(ext.Name, 0)
 		conditions := ext.GetConditions()
-		meta.RemoveStatusCondition(&conditions, ResponsesCachedCondition)
+		meta.RemoveStatusCondition(&conditions, userfacing.ResponsesCachedCondition)
 		ext.SetConditions(conditions)
 	case paused:
 		r.ResponseCache.SetMaxAge(ext.Name, 0)
-		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionFalse, ResponseCachePausedReason,
+		objstatus.SetCondition(ext, userfacing.ResponsesCachedCondition, metav1.ConditionFalse, userfacing.ResponseCachePausedReason,
 			"the ExtensionConfig is paused: GeneratePatches and ValidateTopology answers are not cached until it is unpaused")
 	case err != nil:
 		r.ResponseCache.SetMaxAge(ext.Name, 0)
-		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionFalse, InvalidResponseCacheMaxAgeReason,
+		objstatus.SetCondition(ext, userfacing.ResponsesCachedCondition, metav1.ConditionFalse, userfacing.InvalidResponseCacheMaxAgeReason,
 			err.Error()+": GeneratePatches and ValidateTopology answers are not cached; set a duration or remove the annotation")
 	default:
 		r.ResponseCache.SetMaxAge(ext.Name, maxAge)
-		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionTrue, ResponsesCachedReason,
+		objstatus.SetCondition(ext, userfacing.ResponsesCachedCondition, metav1.ConditionTrue, userfacing.ResponsesCachedReason,
 			fmt.Sprintf("GeneratePatches and ValidateTopology answers are reused for up to %s (annotation %s)", maxAge, userfacing.ResponseCacheMaxAgeAnnotation))
 	}
 }
