@@ -27,6 +27,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 )
 
 // root is the repository's root, which holds every module: the product,
@@ -40,12 +43,50 @@ const root = "../.."
 // prose that names it does.
 func TestEachFact_IsWrittenOnlyHere(t *testing.T) {
 	facts := stringConstants(t, ".")
+	for _, c := range copiesUnder(t, root, func(string) bool { return true }, facts) {
+		t.Error(c)
+	}
+}
+
+// TestHookNames_AreTakenFromClusterAPIsCatalog fails when the shipped
+// code names a hook with a literal rather than as Cluster API's catalog
+// does (runtimecatalog.HookName of the hook): a response cache keyed by
+// "GeneratePatches" and a metric counting "GeneratePatches" must be the
+// hook the catalog calls by that name. Tests and the lab, which write
+// Runtime Extensions' answers, may spell them.
+func TestHookNames_AreTakenFromClusterAPIsCatalog(t *testing.T) {
+	catalog := runtimecatalog.New()
+	if err := runtimehooksv1.AddToCatalog(catalog); err != nil {
+		t.Fatal(err)
+	}
+	hooks := map[string]string{}
+	for gvh := range catalog.AllKnownHooks() {
+		hooks[gvh.Hook] = "runtimecatalog.HookName(runtimehooksv1." + gvh.Hook + ")"
+	}
+	if hooks["GeneratePatches"] == "" || len(hooks) < 10 {
+		t.Fatalf("read %d hooks from Cluster API's catalog: %v", len(hooks), hooks)
+	}
+	shipped := func(path string) bool {
+		slash := filepath.ToSlash(path)
+		return !strings.HasSuffix(path, "_test.go") && !strings.Contains(slash, "/internal/test/") &&
+			(strings.HasPrefix(slash, root+"/cmd/") || strings.HasPrefix(slash, root+"/internal/") || strings.HasPrefix(slash, root+"/pkg/"))
+	}
+	for _, c := range copiesUnder(t, root, shipped, hooks) {
+		t.Error(c)
+	}
+}
+
+// copiesUnder returns the copies of facts in the Go files under dir that
+// check selects, leaving out this package, hidden folders, testdata and
+// the root's bin/ and out/.
+func copiesUnder(t *testing.T, dir string, check func(path string) bool, facts map[string]string) []string {
+	t.Helper()
 	self, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var copies []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -54,13 +95,13 @@ func TestEachFact_IsWrittenOnlyHere(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if abs == self || path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") ||
+			if abs == self || path != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") ||
 				filepath.Dir(path) == root && (d.Name() == "bin" || d.Name() == "out") {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") {
+		if !strings.HasSuffix(path, ".go") || !check(path) {
 			return nil
 		}
 		src, err := os.ReadFile(path)
@@ -74,9 +115,7 @@ func TestEachFact_IsWrittenOnlyHere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range copies {
-		t.Error(c)
-	}
+	return copies
 }
 
 // TestCopiesIn_FindsEqualLiteralsAndAnnotationsInProse holds the scan
@@ -116,10 +155,10 @@ const f = "scale.example.dev/touched"
 func TestStringConstants_ReadsThisPackagesFacts(t *testing.T) {
 	facts := stringConstants(t, ".")
 	for value, name := range map[string]string{
-		ResponseCacheMaxAgeAnnotation: "ResponseCacheMaxAgeAnnotation",
-		RediscoverAnnotation:          "RediscoverAnnotation",
-		CAInjectionFailedReason:       "CAInjectionFailedReason",
-		ExtensionsResolvedReason:      "ExtensionsResolvedCondition or userfacing.ExtensionsResolvedReason",
+		ResponseCacheMaxAgeAnnotation: "userfacing.ResponseCacheMaxAgeAnnotation",
+		RediscoverAnnotation:          "userfacing.RediscoverAnnotation",
+		CAInjectionFailedReason:       "userfacing.CAInjectionFailedReason",
+		ExtensionsResolvedReason:      "userfacing.ExtensionsResolvedCondition or userfacing.ExtensionsResolvedReason",
 	} {
 		if facts[value] != name {
 			t.Errorf("facts[%q] = %q, want %q", value, facts[value], name)
@@ -128,7 +167,7 @@ func TestStringConstants_ReadsThisPackagesFacts(t *testing.T) {
 }
 
 // stringConstants returns, by value, the names of the constants of the
-// package in dir that are string literals.
+// package in dir that are string literals, as "userfacing.Name".
 func stringConstants(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -157,7 +196,7 @@ func stringConstants(t *testing.T, dir string) map[string]string {
 					switch {
 					case !ok:
 					case facts[value] == "":
-						facts[value] = vs.Names[i].Name
+						facts[value] = "userfacing." + vs.Names[i].Name
 					default:
 						// Two names of one value, such as a condition
 						// and its reason: either one does.
@@ -192,7 +231,7 @@ func copiesIn(path string, src []byte, facts map[string]string) ([]string, error
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			copies = append(copies, fset.Position(n.Pos()).String()+": "+strconv.Quote(value)+" copies userfacing."+name+"; use the constant")
+			copies = append(copies, fset.Position(n.Pos()).String()+": "+strconv.Quote(value)+" copies "+name+"; use the name that defines it")
 		}
 		return true
 	})

@@ -33,6 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -400,7 +402,7 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	if err != nil {
 		outcome = metrics.CallError
 	}
-	metrics.ObserveCall("Discovery", ext.Name, outcome, started)
+	metrics.ObserveCall(runtimecatalog.HookName(runtimehooksv1.Discovery), ext.Name, outcome, started)
 	if err != nil {
 		// Keep status.handlers, registered under the spec as it is now: the
 		// last good answer is still the best one we have, and the

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
@@ -308,12 +309,19 @@ func (c *Cache) observeLookup(hook, handler, result string) {
 	}
 }
 
+// The hooks cached, named as Cluster API's catalog names them: in keys,
+// and in what the Observer is told.
+var (
+	generatePatchesHook  = runtimecatalog.HookName(runtimehooksv1.GeneratePatches)
+	validateTopologyHook = runtimecatalog.HookName(runtimehooksv1.ValidateTopology)
+)
+
 func hookOf(req runtimehooksv1.RequestObject) string {
 	switch req.(type) {
 	case *runtimehooksv1.GeneratePatchesRequest:
-		return "GeneratePatches"
+		return generatePatchesHook
 	case *runtimehooksv1.ValidateTopologyRequest:
-		return "ValidateTopology"
+		return validateTopologyHook
 	}
 	return ""
 }
