@@ -19,8 +19,10 @@ limitations under the License.
 // conditions and reasons we write, and the defaults of the bounds, ages,
 // rates and timeouts the drop-in runs with. Each is defined here once;
 // the controllers, the runtime packages, the drop-in and the lab import
-// it rather than write the value again, and a test here fails when one of
-// these strings is written as a literal anywhere else in the repository.
+// it rather than write the value again. A test here fails when one of
+// these strings is written as a literal anywhere else in the repository,
+// or when shipped code writes a hook's name rather than take it from
+// Cluster API's catalog.
 //
 // The package is a leaf: it imports the standard library and Cluster
 // API's hook types, and nothing of ours, so any tool may link it.

@@ -59,11 +59,6 @@ import (
 // without listing them all.
 const caSecretIndex = "runtime.cluster.x-k8s.io/ca-secret"
 
-// DefaultRediscoveryInterval is how often a discovered config is asked
-// again. Cluster API re-discovers on every informer resync; a deliberate,
-// longer interval costs a few calls per hour per extension.
-const DefaultRediscoveryInterval = 10 * time.Minute
-
 // Discoverer runs the Discovery hook of an ExtensionConfig's extension.
 type Discoverer interface {
 	Discover(ctx context.Context, ext *runtimev1.ExtensionConfig) ([]runtimev1.ExtensionHandler, error)
@@ -82,7 +77,7 @@ type Reconciler struct {
 	// Registry receives the discovered handlers.
 	Registry *registry.Registry
 	// RediscoveryInterval is the pause between two discoveries of a
-	// healthy config; zero means DefaultRediscoveryInterval.
+	// healthy config; zero means userfacing.DefaultRediscoveryInterval.
 	RediscoveryInterval time.Duration
 	// WatchFilterValue, when set, leaves every ExtensionConfig not labelled
 	// cluster.x-k8s.io/watch-filter with this value to another manager.
@@ -386,7 +381,7 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	log := ctrl.LoggerFrom(ctx)
 	interval := r.RediscoveryInterval
 	if interval <= 0 {
-		interval = DefaultRediscoveryInterval
+		interval = userfacing.DefaultRediscoveryInterval
 	}
 	asked := r.takeDiscoveryRequest(ext.Name)
 	if remaining, fresh := r.discoveryFresh(ext, interval); fresh && !asked {
