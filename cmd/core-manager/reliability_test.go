@@ -29,10 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
-	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmetest"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // RELIABILITY.md's figures that come from a constant of the drop-in must
@@ -47,24 +45,24 @@ func TestRELIABILITY_FiguresAreTheConstants(t *testing.T) {
 		pattern string
 		want    []any
 	}{
-		{"response bound", "the response bound \\((\\d+ [KM]iB)\\)", []any{int64(rtclient.DefaultMaxResponseBytes)}},
-		{"what an extension can send", "Send at most (\\d+ [KM]iB) in an HTTP 200 answer", []any{int64(rtclient.DefaultMaxResponseBytes)}},
-		{"a 200 answer's body", "A 200 answer's body is read up to (\\d+ [KM]iB)", []any{int64(rtclient.DefaultMaxResponseBytes)}},
-		{"variables cache bound", "The DiscoverVariables cache is bounded \\(([\\d,]+) answers\\)", []any{int64(variablescache.DefaultMaxEntries)}},
-		{"variables cache bound, in memory", "DiscoverVariables answers \\(at most ([\\d,]+),", []any{int64(variablescache.DefaultMaxEntries)}},
-		{"discovery timeout", "\\(10 s by default\\), and (\\d+ s) for Discovery", []any{rtclient.DefaultTimeout}},
-		{"variables cache bytes", "at\\s+most (\\d+ [KM]iB) of them as decoded in memory \\(`variablescache.DefaultMaxBytes`",
-			[]any{int64(variablescache.DefaultMaxBytes)}},
+		{"response bound", "the response bound \\((\\d+ [KM]iB)\\)", []any{int64(userfacing.DefaultMaxResponseBytes)}},
+		{"what an extension can send", "Send at most (\\d+ [KM]iB) in an HTTP 200 answer", []any{int64(userfacing.DefaultMaxResponseBytes)}},
+		{"a 200 answer's body", "A 200 answer's body is read up to (\\d+ [KM]iB)", []any{int64(userfacing.DefaultMaxResponseBytes)}},
+		{"variables cache bound", "The DiscoverVariables cache is bounded \\(([\\d,]+) answers\\)", []any{int64(userfacing.DefaultVariablesCacheMaxEntries)}},
+		{"variables cache bound, in memory", "DiscoverVariables answers \\(at most ([\\d,]+),", []any{int64(userfacing.DefaultVariablesCacheMaxEntries)}},
+		{"discovery timeout", "\\(10 s by default\\), and (\\d+ s) for Discovery", []any{userfacing.DefaultCallTimeout}},
+		{"variables cache bytes", "at\\s+most (\\d+ [KM]iB) of them as decoded in memory \\(`userfacing.DefaultVariablesCacheMaxBytes`",
+			[]any{int64(userfacing.DefaultVariablesCacheMaxBytes)}},
 		{"schema validation results", "schema validation results, only for the variables ClusterClasses hold, at most ([\\d,]+);",
-			[]any{int64(variableschema.DefaultMaxEntries)}},
+			[]any{int64(userfacing.DefaultVariableVerdictsMaxEntries)}},
 		{"handler timeout", "the handler's `timeoutSeconds` \\((\\d+ s) by default\\)",
 			[]any{time.Duration(runtimehooksv1.DefaultHandlersTimeoutSeconds) * time.Second}},
 		{"verbosity cap", "Verbosity is capped at (\\d+),",
 			[]any{int64(logcap.MaxVerbosity)}},
 		{"failure sharing backoff", "answers the same request for a backoff \\((\\d+ ms), doubling to (\\d+ s), cleared by a success",
-			[]any{variablescache.DefaultFailureBackoff, variablescache.DefaultMaxFailureBackoff}},
+			[]any{userfacing.DefaultFailureBackoff, userfacing.DefaultMaxFailureBackoff}},
 		{"failure backoff an extension sees", "no sooner than its failure backoff \\(([\\d.]+ m?s) doubling to (\\d+ s)\\)",
-			[]any{variablescache.DefaultFailureBackoff, variablescache.DefaultMaxFailureBackoff}},
+			[]any{userfacing.DefaultFailureBackoff, userfacing.DefaultMaxFailureBackoff}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, got := range readmetest.Figures(t, doc, c.pattern) {

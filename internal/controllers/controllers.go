@@ -37,6 +37,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/topologyresponses"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/variableschema"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 )
@@ -53,8 +54,9 @@ type Options struct {
 	// of invalidation by registration changes; zero keeps them until then.
 	VariablesCacheMaxAge time.Duration
 	// VariablesCacheMaxEntries bounds the number of cached DiscoverVariables
-	// answers, evicting the oldest; zero means variablescache.DefaultMaxEntries.
-	// Their memory is bounded too, by variablescache.DefaultMaxBytes.
+	// answers, evicting the oldest; zero means
+	// userfacing.DefaultVariablesCacheMaxEntries. Their memory is bounded
+	// too, by userfacing.DefaultVariablesCacheMaxBytes.
 	VariablesCacheMaxEntries int
 	// ClusterClassConcurrency is how many ClusterClasses reconcile at once.
 	ClusterClassConcurrency int
@@ -156,15 +158,15 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Options, reg 
 	}
 	log := ctrl.LoggerFrom(ctx).WithName("variables-cache")
 	variablesCache := variablescache.New[[]clusterv1.ClusterClassVariable](variablescache.Options{
-		// MaxBytes stays variablescache.DefaultMaxBytes, which says why that
-		// size; no flag sets it.
+		// MaxBytes stays userfacing.DefaultVariablesCacheMaxBytes, which
+		// says why that size; no flag sets it.
 		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
 		Equal: func(a, b any) bool { return equality.Semantic.DeepEqual(a, b) },
 		// Rare, and each costs a call per reconcile that needs the answer:
 		// worth a line every time.
 		Oversize: func(handler string, weight int64) {
 			log.Info("DiscoverVariables answer not cached: it holds more memory than the whole cache may, so every reconcile that needs it calls the extension again; make the extension answer with fewer or smaller variables",
-				"handler", handler, "bytes", weight, "maxBytes", variablescache.DefaultMaxBytes)
+				"handler", handler, "bytes", weight, "maxBytes", userfacing.DefaultVariablesCacheMaxBytes)
 		},
 	})
 	clusterClasses := &clusterclass.Reconciler{

@@ -38,6 +38,8 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // valueProperty and rootMarker name the synthetic root the apiserver's
@@ -236,19 +238,15 @@ func validateExamples(s *apiextensions.JSONSchemaProps, p *field.Path) field.Err
 	return errs
 }
 
-// DefaultMaxEntries bounds a Verdicts whose MaxEntries is zero: far more
-// distinct variables than management clusters publish, at a few hundred
-// bytes each.
-const DefaultMaxEntries = 20_000
-
 // Verdicts remembers validation results per (path, name, schema) for as
 // long as some user, a ClusterClass, still has the variable, so unchanged variables are
 // never validated twice and a deleted or changed one is forgotten. It is
 // safe for concurrent use; each user must check through one Check at a
 // time, as a controller reconciles one object at a time.
 type Verdicts struct {
-	// MaxEntries bounds the results kept; zero means DefaultMaxEntries.
-	// Beyond it, a new result is returned but not kept.
+	// MaxEntries bounds the results kept; zero means
+	// userfacing.DefaultVariableVerdictsMaxEntries. Beyond it, a new result
+	// is returned but not kept.
 	MaxEntries int
 
 	mu      sync.Mutex
@@ -317,7 +315,7 @@ func (k *Check) Commit() {
 	}
 	maxEntries := c.MaxEntries
 	if maxEntries <= 0 {
-		maxEntries = DefaultMaxEntries
+		maxEntries = userfacing.DefaultVariableVerdictsMaxEntries
 	}
 	held := make([]schemaKey, 0, len(k.checked))
 	for key, errs := range k.checked {

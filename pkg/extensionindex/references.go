@@ -21,6 +21,8 @@ import (
 	"sort"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
@@ -30,6 +32,14 @@ const (
 	FieldGeneratePatches   = "generatePatchesExtension"
 	FieldValidateTopology  = "validateTopologyExtension"
 	FieldDiscoverVariables = "discoverVariablesExtension"
+)
+
+// The hooks the handlers of the fields must serve, named as Cluster API's
+// catalog names them.
+var (
+	generatePatchesHook   = runtimecatalog.HookName(runtimehooksv1.GeneratePatches)
+	validateTopologyHook  = runtimecatalog.HookName(runtimehooksv1.ValidateTopology)
+	discoverVariablesHook = runtimecatalog.HookName(runtimehooksv1.DiscoverVariables)
 )
 
 // Reference is one handler reference in a ClusterClass.
@@ -68,9 +78,9 @@ func References(cc *clusterv1.ClusterClass) ([]Reference, []MalformedReference) 
 			continue
 		}
 		for _, f := range []struct{ field, hook, value string }{
-			{FieldGeneratePatches, "GeneratePatches", patch.External.GeneratePatchesExtension},
-			{FieldValidateTopology, "ValidateTopology", patch.External.ValidateTopologyExtension},
-			{FieldDiscoverVariables, "DiscoverVariables", patch.External.DiscoverVariablesExtension},
+			{FieldGeneratePatches, generatePatchesHook, patch.External.GeneratePatchesExtension},
+			{FieldValidateTopology, validateTopologyHook, patch.External.ValidateTopologyExtension},
+			{FieldDiscoverVariables, discoverVariablesHook, patch.External.DiscoverVariablesExtension},
 		} {
 			if f.value == "" {
 				continue

@@ -31,6 +31,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 func TestPointAtExtension_RewritesOnlyTheURLsItIsGiven(t *testing.T) {
@@ -194,7 +195,7 @@ func TestPrintNextSteps_NamesAnExamplesObjectOnlyWhenItWasApplied(t *testing.T) 
 	s := nextSteps{took: 61 * time.Second, logs: "/l", binDir: "/b", kubeconfig: "/k", metricsURL: "http://127.0.0.1:1/metrics", examplesDir: dir}
 	var bare bytes.Buffer
 	printNextSteps(&bare, s)
-	for _, absent := range []string{"hardening", "who-uses", responseCacheMaxAgeAnnotation} {
+	for _, absent := range []string{"hardening", "who-uses", userfacing.ResponseCacheMaxAgeAnnotation} {
 		if strings.Contains(bare.String(), absent) {
 			t.Errorf("without the examples the steps name %s:\n%s", absent, bare.String())
 		}

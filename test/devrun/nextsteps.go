@@ -24,12 +24,8 @@ import (
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
-
-// responseCacheMaxAgeAnnotation is the drop-in's opt-in to its response
-// cache (internal/controllers/extensionconfig.ResponseCacheMaxAgeAnnotation,
-// which a tool does not link).
-const responseCacheMaxAgeAnnotation = "runtime-sdk-controller.dev/response-cache-max-age"
 
 // secondCluster is the Cluster a printed step creates, in ExamplesDir.
 const secondCluster = "next/second-cluster.yaml"
@@ -61,7 +57,7 @@ func printNextSteps(out io.Writer, s nextSteps) {
 	}
 	second := filepath.Join(s.examplesDir, secondCluster)
 	if s.examples[objectKey("ExtensionConfig", "", "test-extension")] && fileExists(second) {
-		fmt.Fprintf(&b, "  %s annotate --overwrite extensionconfig test-extension %s=10m\n", kubectl, responseCacheMaxAgeAnnotation)
+		fmt.Fprintf(&b, "  %s annotate --overwrite extensionconfig test-extension %s=10m\n", kubectl, userfacing.ResponseCacheMaxAgeAnnotation)
 		fmt.Fprintf(&b, "  %s create -f %s\n", kubectl, cli.Relative(second))
 		b.WriteString("      (a second Cluster, team-b/dev-2: with the annotation, the test extension's answers to its repeated GeneratePatches requests come from memory, and the summary's response cache hits grow)\n")
 	}

@@ -16,14 +16,18 @@ limitations under the License.
 
 package differential
 
-import "regexp"
+import (
+	"regexp"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
+)
 
 // AllowList is every difference we keep on purpose, with the reason.
 var AllowList = []Allowance{
-	{OursOnlyCondition: "ExtensionsResolved",
+	{OursOnlyCondition: userfacing.ExtensionsResolvedCondition,
 		Reason: "ours only: names every referenced handler (generate, validate or discover) that is not registered, serves the wrong hook or does not admit the namespace"},
-	{OursOnlyCondition: "ResponsesCached",
-		Reason: "the drop-in only, on an ExtensionConfig with the runtime-sdk-controller.dev/response-cache-max-age annotation: reports the max age its GeneratePatches and ValidateTopology answers are cached for, a value that does not parse, or that a paused config caches nothing"},
+	{OursOnlyCondition: userfacing.ResponsesCachedCondition,
+		Reason: "the drop-in only, on an ExtensionConfig with the " + userfacing.ResponseCacheMaxAgeAnnotation + " annotation: reports the max age its GeneratePatches and ValidateTopology answers are cached for, a value that does not parse, or that a paused config caches nothing"},
 	{Path: regexp.MustCompile(`^ClusterClass ` + NamespaceOther + `/oversized-variables \.status\.`),
 		Reason: "an extension answered more variables than status.variables may hold (1000): Cluster API's patch of status.variables is refused " +
 			"on every retry while its separate conditions patch lands, so it shows VariablesReady True with no variables published and retries forever; " +

@@ -19,6 +19,8 @@ package differential
 import (
 	"regexp"
 	"testing"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 func TestCompare_SortsDifferencesIntoUnexplainedAllowedAndWording(t *testing.T) {
@@ -32,14 +34,14 @@ func TestCompare_SortsDifferencesIntoUnexplainedAllowedAndWording(t *testing.T) 
 	}
 	ours := Snapshot{
 		"CC .status.conditions (order)":                    "ExtensionsResolved,RefVersionsUpToDate,VariablesReady,Paused",
-		"CC .status.conditions[ExtensionsResolved].reason": "ExtensionsResolved",
+		"CC .status.conditions[ExtensionsResolved].reason": userfacing.ExtensionsResolvedReason,
 		"CC .status.conditions[VariablesReady].reason":     "VariableDiscoveryFailed",
 		"CC .status.conditions[VariablesReady].message":    "ours",
 		"T .metadata.ownerReferences":                      `["a","b"]`,
 		"U .metadata.ownerReferences":                      `["a"]`,
 	}
 	allow := []Allowance{
-		{OursOnlyCondition: "ExtensionsResolved", Reason: "ours only"},
+		{OursOnlyCondition: userfacing.ExtensionsResolvedCondition, Reason: "ours only"},
 		{Path: regexp.MustCompile(`ownerReferences$`), Holds: Superset, Reason: "lost updates"},
 	}
 	c := Compare(baseline, ours, allow)

@@ -31,9 +31,9 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/minimalclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
@@ -232,8 +232,8 @@ func NewFixture(o Options) *Fixture {
 			extensionConfig(ConfigIgnoring, o.Ignoring, &metav1.LabelSelector{}))
 		// The drop-in's response cache annotation, valid on one config and
 		// not on another: it reports it in a condition only it writes.
-		f.ExtensionConfigs[len(f.ExtensionConfigs)-1].Annotations = map[string]string{extensionconfig.ResponseCacheMaxAgeAnnotation: "10m"}
-		f.ExtensionConfigs[len(f.ExtensionConfigs)-2].Annotations = map[string]string{extensionconfig.ResponseCacheMaxAgeAnnotation: "ten minutes"}
+		f.ExtensionConfigs[len(f.ExtensionConfigs)-1].Annotations = map[string]string{userfacing.ResponseCacheMaxAgeAnnotation: "10m"}
+		f.ExtensionConfigs[len(f.ExtensionConfigs)-2].Annotations = map[string]string{userfacing.ResponseCacheMaxAgeAnnotation: "ten minutes"}
 	}
 	for _, ext := range f.ExtensionConfigs {
 		f.Settled["/"+ext.Name] = metav1.ConditionTrue

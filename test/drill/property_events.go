@@ -33,9 +33,9 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // round makes one round's events, waits until the controller is quiet and
@@ -282,7 +282,7 @@ func (p *propertyWorld) createConfig(ctx context.Context, k int) error {
 // rediscover annotation: an update that changes no registration.
 func (p *propertyWorld) touchConfig(ctx context.Context, k int) error {
 	name := p.h.fixture.extensions[k].name
-	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+extensionconfig.RediscoverAnnotation+`":"`+strconv.FormatInt(time.Now().UnixNano(), 10)+`"}}}`))
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+userfacing.RediscoverAnnotation+`":"`+strconv.FormatInt(time.Now().UnixNano(), 10)+`"}}}`))
 	return p.h.client.Patch(ctx, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: name}}, patch)
 }
 

@@ -29,8 +29,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/benchfixture"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // SoakOptions shape the soak.
@@ -138,7 +138,7 @@ func Soak(ctx context.Context, env Env, o SoakOptions) (*SoakReport, error) {
 		return nil, err
 	}
 	defer h.tearDown(context.WithoutCancel(ctx))
-	report := &SoakReport{Options: o, Changes: map[string]int{}, CacheBound: variablescache.DefaultMaxEntries}
+	report := &SoakReport{Options: o, Changes: map[string]int{}, CacheBound: userfacing.DefaultVariablesCacheMaxEntries}
 	if err := h.fixture.createClasses(ctx, h.client); err != nil {
 		return nil, err
 	}

@@ -18,12 +18,14 @@ package loadtest
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 )
 
@@ -67,7 +69,10 @@ const (
 
 // The flags both processes run with: Cluster API v1.14.2's core manager's
 // defaults, so that neither is throttled differently.
-var sharedFlags = []string{"--kube-api-qps=100", "--kube-api-burst=200"}
+var sharedFlags = []string{
+	fmt.Sprintf("--kube-api-qps=%d", userfacing.DefaultKubeAPIQPS),
+	fmt.Sprintf("--kube-api-burst=%d", userfacing.DefaultKubeAPIBurst),
+}
 
 // process is a controller running as its own process, scraped over HTTP.
 type process struct {

@@ -28,8 +28,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/extensionconfig"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // events are the changes measured under the controller as it starts: each
@@ -132,7 +132,7 @@ func (r *run) timeoutEvent(i int) event {
 				// Ask for discovery now rather than at the next interval:
 				// Cluster API and the drop-in discover on any annotation;
 				// this one names why.
-				setAnnotation(e, extensionconfig.RediscoverAnnotation, "timeout")
+				setAnnotation(e, userfacing.RediscoverAnnotation, "timeout")
 			})
 			return applied{writes: 1, scan: scan, seen: seen}, err
 		},

@@ -214,7 +214,7 @@ func WriteComparison(w io.Writer, ours, capi *Result) error {
 	s := ours.Scenario
 	fmt.Fprintf(w, "\nscenario %s: %d ClusterClasses, %d ExtensionConfigs (%.0f%% with a namespaceSelector), %d namespaces\n",
 		s.Name, s.ClusterClasses, s.ExtensionConfigs, s.SelectorShare*100, s.Namespaces)
-	fmt.Fprintf(w, "%s against %s, each its own process on a fresh control plane, both with --kube-api-qps=100 --kube-api-burst=200;\n", ours.Controller, capi.Controller)
+	fmt.Fprintf(w, "%s against %s, each its own process on a fresh control plane, both with %s;\n", ours.Controller, capi.Controller, strings.Join(sharedFlags, " "))
 	fmt.Fprintln(w, "requests and status writes counted in kube-apiserver's audit log. Cluster API v1.14.2 runs with PriorityQueue and")
 	fmt.Fprintln(w, "ReconcilerRateLimiting on by default (at most one reconcile per second per object): they shape its counts and times.")
 	fmt.Fprintln(w, "stale after: ClusterClasses whose status, once the controller went quiet, is not what their objects call for.")

@@ -36,6 +36,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
@@ -219,7 +220,7 @@ func (r *run) setUp(ctx context.Context, v Variant) error {
 	}
 	ext := r.mgmt.TestExtensionConfig(ExtensionConfigName, Namespace)
 	if v.Cache {
-		ext.Annotations = map[string]string{responseCacheMaxAgeAnnotation: r.o.CacheMaxAge.String()}
+		ext.Annotations = map[string]string{userfacing.ResponseCacheMaxAgeAnnotation: r.o.CacheMaxAge.String()}
 	}
 	if err := r.c.Create(ctx, ext); err != nil {
 		return err
@@ -265,11 +266,6 @@ func (r *run) setUp(ctx context.Context, v Variant) error {
 		return len(list.Items) == r.o.AdditionalClasses+1, fmt.Sprintf("%d ClusterClasses", len(list.Items)), nil
 	})
 }
-
-// responseCacheMaxAgeAnnotation is the drop-in's opt-in
-// (internal/controllers/extensionconfig.ResponseCacheMaxAgeAnnotation,
-// which a tool does not link).
-const responseCacheMaxAgeAnnotation = "runtime-sdk-controller.dev/response-cache-max-age"
 
 // events makes each event in order and measures it.
 func (r *run) events(ctx context.Context) error {

@@ -21,6 +21,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // SpecCheck compares the generated objects of the cache run with those of
@@ -81,7 +83,7 @@ func (r *Report) Write(w io.Writer) {
 		"(all Available, upgraded, gone) and for %s no reconcile of %s and no extension request happened; its wall time to quiet is up to the last such activity. ",
 		o.SyncPeriod, o.IdleMargin, o.Quiet, strings.Join(Controllers, ", "))
 	if _, _, cache := columns(r.Results); cache != nil {
-		fmt.Fprintf(w, "The cache run annotates the ExtensionConfig `%s=%s` at creation. ", responseCacheMaxAgeAnnotation, o.CacheMaxAge)
+		fmt.Fprintf(w, "The cache run annotates the ExtensionConfig `%s=%s` at creation. ", userfacing.ResponseCacheMaxAgeAnnotation, o.CacheMaxAge)
 	}
 	fmt.Fprintf(w, "Extension requests are the test extension's own count of requests served, by hook (its webhook metrics); reconciles are the core manager's "+
 		"`controller_runtime_reconcile_total`; apiserver requests and writes are the core manager's user's in kube-apiserver's audit log; CPU is its utime+stime "+

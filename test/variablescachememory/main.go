@@ -55,6 +55,7 @@ import (
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 )
 
@@ -92,7 +93,7 @@ func main() {
 	caFile := flag.String("ca", "", "file of the PEM CA that signed the extension's certificate")
 	handlerName := flag.String("handler", "", "the DiscoverVariables handler's discovered name")
 	answers := flag.Int("answers", 40, "distinct requests to make, one after another")
-	maxBytes := flag.Int64("max-bytes", 0, "the cache's byte bound: 0 is variablescache.DefaultMaxBytes, and a negative value none")
+	maxBytes := flag.Int64("max-bytes", 0, "the cache's byte bound: 0 is userfacing.DefaultVariablesCacheMaxBytes, and a negative value none")
 	flag.Parse()
 
 	report, cache, err := run(*url, *caFile, *handlerName, *answers, *maxBytes)
@@ -118,7 +119,7 @@ func run(url, caFile, handlerName string, answers int, maxBytes int64) (Report, 
 	}
 	report := Report{MaxBytes: maxBytes, Answers: answers}
 	if maxBytes == 0 {
-		report.MaxBytes = variablescache.DefaultMaxBytes
+		report.MaxBytes = userfacing.DefaultVariablesCacheMaxBytes
 	}
 	if maxBytes < 0 {
 		report.MaxBytes = math.MaxInt64

@@ -32,12 +32,11 @@ import (
 
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
-	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/variablescache"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/variablestest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 )
 
@@ -97,7 +96,7 @@ func TestMemory_FortyAnswersOf25MiBStayWithinTheByteBound(t *testing.T) {
 	started := time.Now()
 	binary := proctest.Build(t, ".", t.TempDir())
 	body := answerBody(t, answerBytes)
-	if len(body) > rtclient.DefaultMaxResponseBytes {
+	if len(body) > userfacing.DefaultMaxResponseBytes {
 		t.Fatalf("answer of %d bytes, over the runtime client's bound", len(body))
 	}
 	// The extension answers with the encoded answer as it is (RawBody):
@@ -112,7 +111,7 @@ func TestMemory_FortyAnswersOf25MiBStayWithinTheByteBound(t *testing.T) {
 	}
 
 	// Side by side, each a process of its own: memory is each one's.
-	bound := int64(variablescache.DefaultMaxBytes)
+	bound := int64(userfacing.DefaultVariablesCacheMaxBytes)
 	var with, without measured
 	t.Run("runs", func(t *testing.T) {
 		t.Run("with the bound", func(t *testing.T) {
@@ -132,7 +131,7 @@ func TestMemory_FortyAnswersOf25MiBStayWithinTheByteBound(t *testing.T) {
 	inFlight := int64(len(body)) + with.AnswerWeight
 	t.Logf("%d answers of %.1f MiB of JSON, %d variables each, weighing %.1f MiB each decoded (%.2f times the JSON)",
 		answers, float64(len(body))/MiB, with.Variables, float64(with.AnswerWeight)/MiB, float64(with.AnswerWeight)/float64(len(body)))
-	t.Logf("bound %d MiB (variablescache.DefaultMaxBytes); overhead at rest %d MiB, at peak %d MiB (baseline %d MiB, measured %.1f MiB before the first call)",
+	t.Logf("bound %d MiB (userfacing.DefaultVariablesCacheMaxBytes); overhead at rest %d MiB, at peak %d MiB (baseline %d MiB, measured %.1f MiB before the first call)",
 		bound/MiB, restOverhead(bound)/MiB, peakOverhead(bound, inFlight)/MiB, baseline/MiB, float64(with.BaselineResident)/MiB)
 	for _, r := range []struct {
 		name string

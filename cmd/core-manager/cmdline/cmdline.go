@@ -29,6 +29,8 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/feature"
 	capiflags "sigs.k8s.io/cluster-api/util/flags"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // Options are what the command line says.
@@ -87,10 +89,10 @@ var concurrencyDefaults = []struct {
 	what  string
 }{
 	{"clustertopology", 50, "clusters with a managed topology"},
-	{"clusterclass", 10, "ClusterClasses"},
+	{"clusterclass", userfacing.DefaultClusterClassConcurrency, "ClusterClasses"},
 	{"cluster", 50, "clusters"},
 	{"clustercache", 100, "clusters in the cluster cache"},
-	{"extensionconfig", 10, "ExtensionConfigs"},
+	{"extensionconfig", userfacing.DefaultExtensionConfigConcurrency, "ExtensionConfigs"},
 	{"machine", 100, "Machines"},
 	{"machineset", 50, "MachineSets"},
 	{"machinedeployment", 50, "MachineDeployments"},
@@ -131,8 +133,8 @@ func NewFlagSet(name string, o *Options) *pflag.FlagSet {
 		"MachineSet preflight checks to run: All, or a list of KubeadmVersionSkew, KubernetesVersionSkew, ControlPlaneIsStable, ControlPlaneVersionSkew.")
 	fs.StringSliceVar(&o.SkipCRDMigrationPhases, "skip-crd-migration-phases", []string{}, "CRD migration phases to skip: StorageVersionMigration, CleanupManagedFields.")
 	fs.DurationVar(&o.SyncPeriod, "sync-period", 10*time.Minute, "How often every watched object is reconciled again.")
-	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", 100, "Requests per second to the management cluster's kube-apiserver.")
-	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", 200, "Burst of requests to the management cluster's kube-apiserver.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", userfacing.DefaultKubeAPIQPS, "Requests per second to the management cluster's kube-apiserver.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", userfacing.DefaultKubeAPIBurst, "Burst of requests to the management cluster's kube-apiserver.")
 	fs.Float32Var(&o.ClusterCacheClientQPS, "clustercache-client-qps", 20, "Requests per second to each workload cluster's kube-apiserver.")
 	fs.IntVar(&o.ClusterCacheClientBurst, "clustercache-client-burst", 30, "Burst of requests to each workload cluster's kube-apiserver.")
 	fs.IntVar(&o.WebhookPort, "webhook-port", 9443, "Port the webhook server listens on.")

@@ -55,6 +55,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/capiversion"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // Names the manager is known by in the cluster, as Cluster API's: its user
@@ -64,11 +65,6 @@ const (
 	ControllerName   = "cluster-api-controller-manager"
 	LeaderElectionID = "controller-leader-election-capi"
 )
-
-// variablesCacheMaxAge is how long Cluster API's ClusterClass controller
-// reuses a DiscoverVariables answer; ours expires answers on registration
-// changes too.
-const variablesCacheMaxAge = 10 * time.Minute
 
 // Owners of a part.
 const (
@@ -372,7 +368,7 @@ func (a *assembly) runtimeSDK(ctx context.Context) error {
 		// Cluster API discovers every ExtensionConfig again at each resync,
 		// and on every change a user or another writer makes.
 		RediscoveryInterval:        a.o.SyncPeriod,
-		VariablesCacheMaxAge:       variablesCacheMaxAge,
+		VariablesCacheMaxAge:       userfacing.DefaultVariablesCacheMaxAge,
 		ClusterClassConcurrency:    *a.o.Concurrency["clusterclass"],
 		ExtensionConfigConcurrency: *a.o.Concurrency["extensionconfig"],
 		SecretMetadata:             a.secretMetadata,

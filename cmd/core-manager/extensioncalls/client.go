@@ -37,6 +37,7 @@ import (
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/topologyresponses"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
@@ -281,7 +282,7 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 		return fmt.Errorf("failed to call extension handler %q: namespaceSelector did not match object %s", name, util.ObjectKey(forObject))
 	}
 
-	timeout := time.Duration(runtimehooksv1.DefaultHandlersTimeoutSeconds) * time.Second
+	timeout := userfacing.DefaultCallTimeout
 	if h.TimeoutSeconds != 0 {
 		timeout = time.Duration(h.TimeoutSeconds) * time.Second
 	}

@@ -28,8 +28,8 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // Admission is not part of Discovery: a namespaceSelector edited while the
@@ -103,7 +103,7 @@ func checkCaughtAsClusterAPIDoes(t *testing.T, cc *clusterv1.ClusterClass) {
 	if cc.Status.ObservedGeneration == cc.Generation {
 		t.Error("observedGeneration advanced although discovery failed")
 	}
-	resolved := meta.FindStatusCondition(cc.Status.Conditions, clusterclass.ExtensionsResolvedCondition)
+	resolved := meta.FindStatusCondition(cc.Status.Conditions, userfacing.ExtensionsResolvedCondition)
 	if resolved == nil || resolved.Status != metav1.ConditionFalse || !strings.Contains(resolved.Message, "namespaceSelector did not match") {
 		t.Errorf("ExtensionsResolved = %+v, want False naming the selector", resolved)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,6 +36,10 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
+
+// discoverVariablesHook is the hook's name, as Cluster API's catalog
+// gives it, in the calls counted.
+var discoverVariablesHook = runtimecatalog.HookName(runtimehooksv1.DiscoverVariables)
 
 // callError marks a failure of the extension itself (worth retrying), as
 // opposed to a handler that is not registered or not admitted.
@@ -85,7 +90,7 @@ func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, pa
 			response := &runtimehooksv1.DiscoverVariablesResponse{}
 			timeout := time.Duration(handler.TimeoutSeconds) * time.Second
 			err := r.Caller.Call(ctx, handler.ClientConfig, handler.Hook, handler.HandlerName, timeout, handler.Settings, request, response)
-			metrics.ObserveCall("DiscoverVariables", handler.Name, callOutcome(variablescache.Called, err), started)
+			metrics.ObserveCall(discoverVariablesHook, handler.Name, callOutcome(variablescache.Called, err), started)
 			if err != nil {
 				return nil, err
 			}
@@ -93,7 +98,7 @@ func (r *Reconciler) discover(ctx context.Context, user types.NamespacedName, pa
 		})
 	ctrl.LoggerFrom(ctx).V(4).Info("discover variables", "handler", handler.Name, "outcome", outcome)
 	if outcome != variablescache.Called {
-		metrics.ObserveCall("DiscoverVariables", handler.Name, callOutcome(outcome, err), started)
+		metrics.ObserveCall(discoverVariablesHook, handler.Name, callOutcome(outcome, err), started)
 	}
 	metrics.VariablesCacheEntries.Set(float64(r.Cache.Len()))
 	if err != nil {

@@ -41,13 +41,13 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/clusterclass"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managertest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
@@ -371,7 +371,7 @@ func TestMapping_RemovedHandlerReconcilesItsReferencersWhichReportIt(t *testing.
 	h.expectExactly(s, key(validate))
 
 	got := get(t, ns, "validate")
-	c := meta.FindStatusCondition(got.Status.Conditions, clusterclass.ExtensionsResolvedCondition)
+	c := meta.FindStatusCondition(got.Status.Conditions, userfacing.ExtensionsResolvedCondition)
 	if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, h.handler(sampleextension.ValidateTopologyHandler)) ||
 		!strings.Contains(c.Message, "not registered") || !strings.Contains(c.Message, h.config) {
 		t.Errorf("ExtensionsResolved = %+v, want False naming the handler and its ExtensionConfig", c)
@@ -445,7 +445,7 @@ func TestMapping_DeletedExtensionConfigReconcilesItsReferencers(t *testing.T) {
 	h.ext = other
 	h.expectExactly(s, key(referencer))
 	got := get(t, ns, "referencer")
-	if c := meta.FindStatusCondition(got.Status.Conditions, clusterclass.ExtensionsResolvedCondition); c == nil || c.Status != metav1.ConditionFalse {
+	if c := meta.FindStatusCondition(got.Status.Conditions, userfacing.ExtensionsResolvedCondition); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("ExtensionsResolved = %+v, want False after the config was deleted", c)
 	}
 }

@@ -29,17 +29,8 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/extensionindex"
-)
-
-// ExtensionsResolvedCondition is our condition on ClusterClasses: True when
-// every handler its patches reference (generate, validate or discover) is
-// registered, serves the right hook, and admits the ClusterClass's
-// namespace.
-const (
-	ExtensionsResolvedCondition = "ExtensionsResolved"
-	ExtensionsResolvedReason    = "ExtensionsResolved"
-	ExtensionsNotResolvedReason = "ExtensionsNotResolved"
 )
 
 // resolution is what one reconcile found for every handler reference of a
@@ -116,10 +107,10 @@ func (r *Reconciler) resolveOne(ctx context.Context, cc types.NamespacedName, re
 // that cannot be used and why.
 func setExtensionsResolved(cc *clusterv1.ClusterClass, res *resolution) {
 	if len(res.messages) > 0 {
-		objstatus.SetCondition(cc, ExtensionsResolvedCondition, metav1.ConditionFalse, ExtensionsNotResolvedReason, strings.Join(res.messages, "; "))
+		objstatus.SetCondition(cc, userfacing.ExtensionsResolvedCondition, metav1.ConditionFalse, userfacing.ExtensionsNotResolvedReason, strings.Join(res.messages, "; "))
 		return
 	}
-	objstatus.SetCondition(cc, ExtensionsResolvedCondition, metav1.ConditionTrue, ExtensionsResolvedReason, "")
+	objstatus.SetCondition(cc, userfacing.ExtensionsResolvedCondition, metav1.ConditionTrue, userfacing.ExtensionsResolvedReason, "")
 }
 
 // admissionLog remembers, per ClusterClass, whether each ExtensionConfig it

@@ -32,6 +32,7 @@ import (
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // maxAges records what the controller tells the response cache.
@@ -105,8 +106,8 @@ func TestReconcile_TheResponseCacheAnnotationIsReported(t *testing.T) {
 	name := uniqueName("cached")
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
 	waitDiscovered(t, name, metav1.ConditionTrue)
-	if c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, ResponsesCachedCondition); c != nil {
-		t.Fatalf("a config without the annotation has %s: %+v", ResponsesCachedCondition, c)
+	if c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, userfacing.ResponsesCachedCondition); c != nil {
+		t.Fatalf("a config without the annotation has %s: %+v", userfacing.ResponsesCachedCondition, c)
 	}
 	steps := []struct {
 		name       string
@@ -115,8 +116,8 @@ func TestReconcile_TheResponseCacheAnnotationIsReported(t *testing.T) {
 		wantAge    time.Duration
 		wantParts  []string
 	}{
-		{"a max age", ptrTo("10m"), metav1.ConditionTrue, 10 * time.Minute, []string{"10m0s", ResponseCacheMaxAgeAnnotation}},
-		{"a value that does not parse", ptrTo("ten minutes"), metav1.ConditionFalse, 0, []string{ResponseCacheMaxAgeAnnotation, `"ten minutes"`}},
+		{"a max age", ptrTo("10m"), metav1.ConditionTrue, 10 * time.Minute, []string{"10m0s", userfacing.ResponseCacheMaxAgeAnnotation}},
+		{"a value that does not parse", ptrTo("ten minutes"), metav1.ConditionFalse, 0, []string{userfacing.ResponseCacheMaxAgeAnnotation, `"ten minutes"`}},
 		{"removed", nil, "", 0, nil},
 		{"a max age again", ptrTo("5m"), metav1.ConditionTrue, 5 * time.Minute, []string{"5m0s"}},
 		// Last: unpausing would discover again.
@@ -126,14 +127,14 @@ func TestReconcile_TheResponseCacheAnnotationIsReported(t *testing.T) {
 		updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
 			e.Annotations = map[string]string{}
 			if step.value != nil {
-				e.Annotations[ResponseCacheMaxAgeAnnotation] = *step.value
+				e.Annotations[userfacing.ResponseCacheMaxAgeAnnotation] = *step.value
 			}
 			if step.name == "paused" {
 				e.Annotations[clusterv1.PausedAnnotation] = ""
 			}
 		})
 		polltest.Eventually(t, eventually, step.name+" reported", func() (bool, string) {
-			c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, ResponsesCachedCondition)
+			c := meta.FindStatusCondition(getExtensionConfig(t, name).Status.Conditions, userfacing.ResponsesCachedCondition)
 			if step.wantStatus == "" {
 				return c == nil, fmt.Sprintf("condition %+v", c)
 			}

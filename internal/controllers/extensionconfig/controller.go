@@ -33,6 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -48,26 +50,14 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
-)
-
-// Condition reasons, beside Cluster API's Discovered and NotDiscovered.
-const (
-	// CAInjectionFailedReason: the CA Secret annotation could not be honoured.
-	CAInjectionFailedReason = "CAInjectionFailed"
-	// InvalidNamespaceSelectorReason: spec.namespaceSelector does not parse.
-	InvalidNamespaceSelectorReason = "InvalidNamespaceSelector"
 )
 
 // caSecretIndex indexes ExtensionConfigs by the "<namespace>/<name>" of the
 // Secret their CA annotation names, so a Secret event finds its configs
 // without listing them all.
 const caSecretIndex = "runtime.cluster.x-k8s.io/ca-secret"
-
-// DefaultRediscoveryInterval is how often a discovered config is asked
-// again. Cluster API re-discovers on every informer resync; a deliberate,
-// longer interval costs a few calls per hour per extension.
-const DefaultRediscoveryInterval = 10 * time.Minute
 
 // Discoverer runs the Discovery hook of an ExtensionConfig's extension.
 type Discoverer interface {
@@ -87,7 +77,7 @@ type Reconciler struct {
 	// Registry receives the discovered handlers.
 	Registry *registry.Registry
 	// RediscoveryInterval is the pause between two discoveries of a
-	// healthy config; zero means DefaultRediscoveryInterval.
+	// healthy config; zero means userfacing.DefaultRediscoveryInterval.
 	RediscoveryInterval time.Duration
 	// WatchFilterValue, when set, leaves every ExtensionConfig not labelled
 	// cluster.x-k8s.io/watch-filter with this value to another manager.
@@ -98,8 +88,8 @@ type Reconciler struct {
 	// cluster name) passes one that sees them all.
 	SecretMetadata ctrlcache.Cache
 	// ResponseCache takes each config's max age from
-	// ResponseCacheMaxAgeAnnotation, and the config reports it in
-	// ResponsesCachedCondition.
+	// userfacing.ResponseCacheMaxAgeAnnotation, and the config reports it
+	// in userfacing.ResponsesCachedCondition.
 	ResponseCache ResponseCachePolicy
 
 	writes objstatus.Writes
@@ -267,12 +257,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}
 	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
-		r.setNotDiscovered(ext, InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
+		r.setNotDiscovered(ext, userfacing.InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
 		// Only a spec change can fix it, and that triggers a reconcile.
 		return ctrl.Result{}, nil
 	}
 	if caErr != nil {
-		r.setNotDiscovered(ext, CAInjectionFailedReason, caErr.Error())
+		r.setNotDiscovered(ext, userfacing.CAInjectionFailedReason, caErr.Error())
 		if retryCA {
 			// A read or write of kube-apiserver that failed may pass next
 			// time; a write may even have committed with its answer lost,
@@ -391,7 +381,7 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	log := ctrl.LoggerFrom(ctx)
 	interval := r.RediscoveryInterval
 	if interval <= 0 {
-		interval = DefaultRediscoveryInterval
+		interval = userfacing.DefaultRediscoveryInterval
 	}
 	asked := r.takeDiscoveryRequest(ext.Name)
 	if remaining, fresh := r.discoveryFresh(ext, interval); fresh && !asked {
@@ -407,7 +397,7 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	if err != nil {
 		outcome = metrics.CallError
 	}
-	metrics.ObserveCall("Discovery", ext.Name, outcome, started)
+	metrics.ObserveCall(runtimecatalog.HookName(runtimehooksv1.Discovery), ext.Name, outcome, started)
 	if err != nil {
 		// Keep status.handlers, registered under the spec as it is now: the
 		// last good answer is still the best one we have, and the

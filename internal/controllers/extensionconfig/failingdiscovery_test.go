@@ -35,6 +35,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextensiontest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
 )
 
@@ -97,7 +98,7 @@ func TestReconcile_SpecChangesTakeEffectWhileDiscoveryFails(t *testing.T) {
 	// Discovery fails from now on; the rediscover annotation asks for one.
 	ext.Server.SetFaults("Discovery", sampleextension.Faults{ErrorRate: 1})
 	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
-		e.Annotations = map[string]string{RediscoverAnnotation: "1"}
+		e.Annotations = map[string]string{userfacing.RediscoverAnnotation: "1"}
 	})
 	waitDiscovered(t, name, metav1.ConditionFalse, "Discovery failed")
 
@@ -155,8 +156,8 @@ func TestReconcile_ACARotationLeavesEveryConditionAtTheCurrentGeneration(t *test
 		t.Fatal(err)
 	}
 	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL}, map[string]string{
-		runtimev1.InjectCAFromSecretAnnotation: ns + "/extension-ca",
-		ResponseCacheMaxAgeAnnotation:          "5m",
+		runtimev1.InjectCAFromSecretAnnotation:   ns + "/extension-ca",
+		userfacing.ResponseCacheMaxAgeAnnotation: "5m",
 	})
 	waitDiscovered(t, name, metav1.ConditionTrue)
 	generation := getExtensionConfig(t, name).Generation
@@ -176,7 +177,7 @@ func TestReconcile_ACARotationLeavesEveryConditionAtTheCurrentGeneration(t *test
 			return false, "the caBundle is not injected yet"
 		}
 		if len(got.Status.Conditions) != 3 {
-			return false, fmt.Sprintf("conditions %+v, want Discovered, Paused and %s", got.Status.Conditions, ResponsesCachedCondition)
+			return false, fmt.Sprintf("conditions %+v, want Discovered, Paused and %s", got.Status.Conditions, userfacing.ResponsesCachedCondition)
 		}
 		for _, c := range got.Status.Conditions {
 			if c.ObservedGeneration != got.Generation {

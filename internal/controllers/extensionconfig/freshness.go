@@ -23,14 +23,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
-)
 
-// RediscoverAnnotation asks for Discovery at once when its value changes,
-// for an extension that changed its handlers. Any update of a label or an
-// annotation runs one, as in Cluster API; this one is also part of what a
-// Discovery answer is known to depend on, so that a reconcile for any other
-// reason after it does not skip the Discovery it asked for.
-const RediscoverAnnotation = "runtime-sdk-controller.dev/rediscover"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
+)
 
 // discovery is the last successful Discovery of a config: what it asked
 // with, when, and the handlers it wrote into status.
@@ -55,9 +50,9 @@ func handlersSum(handlers []runtimev1.ExtensionHandler) [sha256.Size]byte {
 
 // discoveryInputsOf sums what a Discovery answer can depend on: where and
 // how the extension is reached (a Discovery request carries no settings),
-// and the value of RediscoverAnnotation.
+// and the value of userfacing.RediscoverAnnotation.
 func discoveryInputsOf(ext *runtimev1.ExtensionConfig) [sha256.Size]byte {
-	rediscover, asked := ext.Annotations[RediscoverAnnotation]
+	rediscover, asked := ext.Annotations[userfacing.RediscoverAnnotation]
 	encoded, _ := json.Marshal(struct {
 		ClientConfig runtimev1.ClientConfig `json:"clientConfig"`
 		// Adding the annotation asks too, even with an empty value.

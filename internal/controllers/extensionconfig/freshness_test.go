@@ -22,6 +22,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 func TestDiscoveryFresh(t *testing.T) {
@@ -48,7 +50,7 @@ func TestDiscoveryFresh(t *testing.T) {
 		{"the CA changed", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = []byte("other") }, time.Minute, false},
 		{"the URL changed", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.URL = "https://127.0.0.1:2" }, time.Minute, false},
 		{"rediscover added, even empty", func(e *runtimev1.ExtensionConfig) {
-			e.Annotations = map[string]string{RediscoverAnnotation: ""}
+			e.Annotations = map[string]string{userfacing.RediscoverAnnotation: ""}
 		}, time.Minute, false},
 		{"status holds other handlers (its patch failed, or someone else wrote it)", func(e *runtimev1.ExtensionConfig) {
 			e.Status.Handlers = []runtimev1.ExtensionHandler{{Name: "b.ext"}}

@@ -25,27 +25,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
-)
-
-// ResponseCacheMaxAgeAnnotation on an ExtensionConfig turns on the drop-in
-// core manager's cache of its GeneratePatches and ValidateTopology answers:
-// its value is how long an answer is reused, as a Go duration such as
-// "10m". Cluster API calls these hooks on every topology reconcile.
-const ResponseCacheMaxAgeAnnotation = "runtime-sdk-controller.dev/response-cache-max-age"
-
-// The condition that reports the annotation, set only while it is present
-// so that a config without it keeps exactly Cluster API's status.
-const (
-	// ResponsesCachedCondition is True when answers are cached.
-	ResponsesCachedCondition = "ResponsesCached"
-	// ResponsesCachedReason: the annotation holds a usable max age.
-	ResponsesCachedReason = "MaxAgeSet"
-	// InvalidResponseCacheMaxAgeReason: the annotation does not parse, so
-	// nothing is cached.
-	InvalidResponseCacheMaxAgeReason = "InvalidMaxAge"
-	// ResponseCachePausedReason: the config is paused, and a paused config's
-	// answers are not cached, as for a controller that never reconciled it.
-	ResponseCachePausedReason = "Paused"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // ResponseCachePolicy takes each config's max age; zero turns its caching
@@ -54,17 +34,17 @@ type ResponseCachePolicy interface {
 	SetMaxAge(extensionConfig string, maxAge time.Duration)
 }
 
-// parseResponseCacheMaxAge reads ResponseCacheMaxAgeAnnotation. present is
+// parseResponseCacheMaxAge reads userfacing.ResponseCacheMaxAgeAnnotation. present is
 // false when it is not set; err names the annotation and the value when
 // the value is not a positive duration.
 func parseResponseCacheMaxAge(annotations map[string]string) (maxAge time.Duration, present bool, err error) {
-	value, present := annotations[ResponseCacheMaxAgeAnnotation]
+	value, present := annotations[userfacing.ResponseCacheMaxAgeAnnotation]
 	if !present {
 		return 0, false, nil
 	}
 	maxAge, err = time.ParseDuration(value)
 	if err != nil || maxAge <= 0 {
-		return 0, true, fmt.Errorf("annotation %s has value %q, which is not a positive duration such as \"10m\"", ResponseCacheMaxAgeAnnotation, value)
+		return 0, true, fmt.Errorf("annotation %s has value %q, which is not a positive duration such as \"10m\"", userfacing.ResponseCacheMaxAgeAnnotation, value)
 	}
 	return maxAge, true, nil
 }
@@ -78,7 +58,7 @@ func (r *Reconciler) forgetConfig(extensionConfig string) {
 }
 
 // reconcileResponseCache gives the policy the config's max age and
-// reports it in ResponsesCachedCondition. Nothing is called: the annotation
+// reports it in userfacing.ResponsesCachedCondition. Nothing is called: the annotation
 // changes no Discovery answer. A paused config caches nothing, and says so
 // rather than keep a condition that promised answers from memory.
 func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig, paused bool) {
@@ -87,19 +67,19 @@ func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig, paus
 	case !present:
 		r.ResponseCache.SetMaxAge(ext.Name, 0)
 		conditions := ext.GetConditions()
-		meta.RemoveStatusCondition(&conditions, ResponsesCachedCondition)
+		meta.RemoveStatusCondition(&conditions, userfacing.ResponsesCachedCondition)
 		ext.SetConditions(conditions)
 	case paused:
 		r.ResponseCache.SetMaxAge(ext.Name, 0)
-		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionFalse, ResponseCachePausedReason,
+		objstatus.SetCondition(ext, userfacing.ResponsesCachedCondition, metav1.ConditionFalse, userfacing.ResponseCachePausedReason,
 			"the ExtensionConfig is paused: GeneratePatches and ValidateTopology answers are not cached until it is unpaused")
 	case err != nil:
 		r.ResponseCache.SetMaxAge(ext.Name, 0)
-		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionFalse, InvalidResponseCacheMaxAgeReason,
+		objstatus.SetCondition(ext, userfacing.ResponsesCachedCondition, metav1.ConditionFalse, userfacing.InvalidResponseCacheMaxAgeReason,
 			err.Error()+": GeneratePatches and ValidateTopology answers are not cached; set a duration or remove the annotation")
 	default:
 		r.ResponseCache.SetMaxAge(ext.Name, maxAge)
-		objstatus.SetCondition(ext, ResponsesCachedCondition, metav1.ConditionTrue, ResponsesCachedReason,
-			fmt.Sprintf("GeneratePatches and ValidateTopology answers are reused for up to %s (annotation %s)", maxAge, ResponseCacheMaxAgeAnnotation))
+		objstatus.SetCondition(ext, userfacing.ResponsesCachedCondition, metav1.ConditionTrue, userfacing.ResponsesCachedReason,
+			fmt.Sprintf("GeneratePatches and ValidateTopology answers are reused for up to %s (annotation %s)", maxAge, userfacing.ResponseCacheMaxAgeAnnotation))
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 func TestParseResponseCacheMaxAge(t *testing.T) {
@@ -31,19 +33,19 @@ func TestParseResponseCacheMaxAge(t *testing.T) {
 		wantErr     bool
 	}{
 		{"absent", map[string]string{"other": "1m"}, 0, false, false},
-		{"a duration", map[string]string{ResponseCacheMaxAgeAnnotation: "10m"}, 10 * time.Minute, true, false},
-		{"hours and minutes", map[string]string{ResponseCacheMaxAgeAnnotation: "1h30m"}, 90 * time.Minute, true, false},
-		{"no unit", map[string]string{ResponseCacheMaxAgeAnnotation: "600"}, 0, true, true},
-		{"zero", map[string]string{ResponseCacheMaxAgeAnnotation: "0s"}, 0, true, true},
-		{"negative", map[string]string{ResponseCacheMaxAgeAnnotation: "-1m"}, 0, true, true},
-		{"empty", map[string]string{ResponseCacheMaxAgeAnnotation: ""}, 0, true, true},
+		{"a duration", map[string]string{userfacing.ResponseCacheMaxAgeAnnotation: "10m"}, 10 * time.Minute, true, false},
+		{"hours and minutes", map[string]string{userfacing.ResponseCacheMaxAgeAnnotation: "1h30m"}, 90 * time.Minute, true, false},
+		{"no unit", map[string]string{userfacing.ResponseCacheMaxAgeAnnotation: "600"}, 0, true, true},
+		{"zero", map[string]string{userfacing.ResponseCacheMaxAgeAnnotation: "0s"}, 0, true, true},
+		{"negative", map[string]string{userfacing.ResponseCacheMaxAgeAnnotation: "-1m"}, 0, true, true},
+		{"empty", map[string]string{userfacing.ResponseCacheMaxAgeAnnotation: ""}, 0, true, true},
 	}
 	for _, tt := range tests {
 		got, present, err := parseResponseCacheMaxAge(tt.annotations)
 		if got != tt.want || present != tt.present || (err != nil) != tt.wantErr {
 			t.Errorf("%s: got %v, %v, %v; want %v, %v, error %v", tt.name, got, present, err, tt.want, tt.present, tt.wantErr)
 		}
-		if err != nil && (!strings.Contains(err.Error(), ResponseCacheMaxAgeAnnotation) || !strings.Contains(err.Error(), `"`+tt.annotations[ResponseCacheMaxAgeAnnotation]+`"`)) {
+		if err != nil && (!strings.Contains(err.Error(), userfacing.ResponseCacheMaxAgeAnnotation) || !strings.Contains(err.Error(), `"`+tt.annotations[userfacing.ResponseCacheMaxAgeAnnotation]+`"`)) {
 			t.Errorf("%s: error %q does not name the annotation and the value", tt.name, err)
 		}
 	}

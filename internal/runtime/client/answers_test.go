@@ -29,6 +29,8 @@ import (
 	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // answering returns a handler that answers every call with code and body
@@ -279,8 +281,8 @@ func TestCall_AnswersOverTheBoundFailWhateverTheirStatus(t *testing.T) {
 // reads (20 MiB) can call for: patches replacing all of it, in base64.
 func TestDefaultMaxResponseBytes_HoldsPatchesForTheLargestRequest(t *testing.T) {
 	const serverLibraryRequestBytes = 20 << 20
-	if DefaultMaxResponseBytes < serverLibraryRequestBytes*4/3 {
-		t.Errorf("DefaultMaxResponseBytes %d is below %d", DefaultMaxResponseBytes, serverLibraryRequestBytes*4/3)
+	if userfacing.DefaultMaxResponseBytes < serverLibraryRequestBytes*4/3 {
+		t.Errorf("userfacing.DefaultMaxResponseBytes %d is below %d", userfacing.DefaultMaxResponseBytes, serverLibraryRequestBytes*4/3)
 	}
 }
 

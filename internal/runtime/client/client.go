@@ -33,18 +33,11 @@ import (
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 const (
-	// DefaultTimeout bounds a call whose handler sets no timeout, and every
-	// Discovery call, as Cluster API does.
-	DefaultTimeout = time.Duration(runtimehooksv1.DefaultHandlersTimeoutSeconds) * time.Second
-	// DefaultMaxResponseBytes bounds the body of an HTTP 200 answer.
-	// Cluster API's server library reads requests of up to 20 MiB, and the
-	// largest answer such a request can call for, a GeneratePatches patch
-	// replacing every object it carries, is as large again in base64
-	// (patches are bytes), 4/3 of it: under 27 MiB. 32 MiB holds that.
-	DefaultMaxResponseBytes = 32 << 20
 	// errorBodyBytes is how much of the body of an answer other than HTTP
 	// 200 is read: its status alone fails the call, and a condition shows
 	// only a snippet of the body, whatever its size.
@@ -68,9 +61,10 @@ type Options struct {
 	ClientCertFile, ClientKeyFile string
 	// MaxResponseBytes bounds the body of an HTTP 200 answer; a larger one
 	// fails the call whatever the handler's failure policy. Zero means
-	// DefaultMaxResponseBytes.
+	// userfacing.DefaultMaxResponseBytes.
 	MaxResponseBytes int64
-	// DiscoveryTimeout bounds Discovery calls; zero means DefaultTimeout.
+	// DiscoveryTimeout bounds Discovery calls; zero means
+	// userfacing.DefaultCallTimeout.
 	DiscoveryTimeout time.Duration
 	// Observe, when set, is told of every call attempted (once the
 	// connection pool of its CA bundle exists), as it ends.
@@ -123,10 +117,10 @@ func New(opts Options) (*Client, error) {
 		now:              time.Now,
 	}
 	if c.discoveryTimeout <= 0 {
-		c.discoveryTimeout = DefaultTimeout
+		c.discoveryTimeout = userfacing.DefaultCallTimeout
 	}
 	if c.maxResponseBytes <= 0 {
-		c.maxResponseBytes = DefaultMaxResponseBytes
+		c.maxResponseBytes = userfacing.DefaultMaxResponseBytes
 	}
 	switch {
 	case opts.ClientCertFile != "" && opts.ClientKeyFile == "":
@@ -183,7 +177,7 @@ func (c *Client) Call(ctx context.Context, config runtimev1.ClientConfig, hook r
 		return err
 	}
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = userfacing.DefaultCallTimeout
 	}
 	// As Cluster API's client does, the call tells the extension its
 	// timeout.

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmetest"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // RELIABILITY.md's figures that come from this package's unexported
@@ -38,7 +39,7 @@ func TestRELIABILITY_FiguresAreTheClientsConstants(t *testing.T) {
 		{"snippet in a condition", "reaches a condition as at most (\\d+) bytes", maxSnippetBytes},
 		{"snippet in the log", "quote at most (\\d+) printable bytes of what it said", maxSnippetBytes},
 		{"snippet an extension can place", "Put at most (\\d+) printable bytes of its own words into a condition", maxSnippetBytes},
-		{"200 answer bound", "read up to `--max-response-bytes` \\((\\d+) MiB", DefaultMaxResponseBytes >> 20},
+		{"200 answer bound", "read up to `--max-response-bytes` \\((\\d+) MiB", userfacing.DefaultMaxResponseBytes >> 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, m := range readmetest.Figures(t, doc, c.pattern) {
@@ -49,7 +50,7 @@ func TestRELIABILITY_FiguresAreTheClientsConstants(t *testing.T) {
 		})
 	}
 	// The constants are whole units, so the figures above are exact.
-	if transportTTL%time.Minute != 0 || errorBodyBytes%(1<<10) != 0 || DefaultMaxResponseBytes%(1<<20) != 0 {
-		t.Errorf("transportTTL %v, errorBodyBytes %d, DefaultMaxResponseBytes %d: not whole minutes, KiB and MiB", transportTTL, errorBodyBytes, DefaultMaxResponseBytes)
+	if transportTTL%time.Minute != 0 || errorBodyBytes%(1<<10) != 0 || userfacing.DefaultMaxResponseBytes%(1<<20) != 0 {
+		t.Errorf("transportTTL %v, errorBodyBytes %d, userfacing.DefaultMaxResponseBytes %d: not whole minutes, KiB and MiB", transportTTL, errorBodyBytes, userfacing.DefaultMaxResponseBytes)
 	}
 }

@@ -29,6 +29,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // pooledTransport is the transport of one CA bundle and when a call last
@@ -177,7 +179,7 @@ func (c *Client) transport(caBundle []byte) (*http.Transport, error) {
 	t := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
 		TLSClientConfig:     tlsConfig,
-		TLSHandshakeTimeout: DefaultTimeout,
+		TLSHandshakeTimeout: userfacing.DefaultCallTimeout,
 		MaxIdleConnsPerHost: 16,
 		IdleConnTimeout:     idleConnTimeout,
 		ForceAttemptHTTP2:   true,

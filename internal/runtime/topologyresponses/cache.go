@@ -24,15 +24,11 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	runtimecatalog "sigs.k8s.io/cluster-api/api/runtime/catalog"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/pkg/registration"
-)
-
-// Defaults of the bounds.
-const (
-	DefaultMaxEntries = 10000
-	DefaultMaxBytes   = 64 << 20
 )
 
 // Lookup results, as counted by the Observer.
@@ -47,7 +43,8 @@ const (
 // Options bound a Cache.
 type Options struct {
 	// MaxEntries and MaxBytes bound the answers held; the least recently
-	// used go first. Zero means DefaultMaxEntries and DefaultMaxBytes.
+	// used go first. Zero means userfacing.DefaultResponseCacheMaxEntries
+	// and userfacing.DefaultResponseCacheMaxBytes.
 	MaxEntries int
 	MaxBytes   int64
 	// Observer, when set, is told every lookup and every change of the
@@ -105,10 +102,10 @@ type entry struct {
 // New returns an empty cache in which no config has opted in.
 func New(opts Options) *Cache {
 	if opts.MaxEntries <= 0 {
-		opts.MaxEntries = DefaultMaxEntries
+		opts.MaxEntries = userfacing.DefaultResponseCacheMaxEntries
 	}
 	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = DefaultMaxBytes
+		opts.MaxBytes = userfacing.DefaultResponseCacheMaxBytes
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -308,12 +305,19 @@ func (c *Cache) observeLookup(hook, handler, result string) {
 	}
 }
 
+// The hooks cached, named as Cluster API's catalog names them: in keys,
+// and in what the Observer is told.
+var (
+	generatePatchesHook  = runtimecatalog.HookName(runtimehooksv1.GeneratePatches)
+	validateTopologyHook = runtimecatalog.HookName(runtimehooksv1.ValidateTopology)
+)
+
 func hookOf(req runtimehooksv1.RequestObject) string {
 	switch req.(type) {
 	case *runtimehooksv1.GeneratePatchesRequest:
-		return "GeneratePatches"
+		return generatePatchesHook
 	case *runtimehooksv1.ValidateTopologyRequest:
-		return "ValidateTopology"
+		return validateTopologyHook
 	}
 	return ""
 }

@@ -18,7 +18,7 @@ limitations under the License.
 // Cluster API calls on every topology reconcile, GeneratePatches and
 // ValidateTopology, and answers their repeats from memory, for the
 // ExtensionConfigs whose user opted in
-// (extensionconfig.ResponseCacheMaxAgeAnnotation, whose max age the
+// (userfacing.ResponseCacheMaxAgeAnnotation, whose max age the
 // ExtensionConfig controller passes to SetMaxAge).
 //
 // Cluster API's topology controller calls these hooks for every external

@@ -80,7 +80,7 @@ func normalise(call Call, req runtimehooksv1.RequestObject) (request, error) {
 	var err error
 	switch r := req.(type) {
 	case *runtimehooksv1.GeneratePatchesRequest:
-		form.Hook = "GeneratePatches"
+		form.Hook = generatePatchesHook
 		if form.Variables, err = normalVariables(r.Variables); err != nil {
 			return request{}, err
 		}
@@ -98,7 +98,7 @@ func normalise(call Call, req runtimehooksv1.RequestObject) (request, error) {
 			form.Items = append(form.Items, n)
 		}
 	case *runtimehooksv1.ValidateTopologyRequest:
-		form.Hook = "ValidateTopology"
+		form.Hook = validateTopologyHook
 		if form.Variables, err = normalVariables(r.Variables); err != nil {
 			return request{}, err
 		}

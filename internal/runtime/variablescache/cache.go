@@ -23,29 +23,9 @@ import (
 
 	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
-
-// DefaultMaxEntries is the bound of a cache whose Options leave MaxEntries
-// zero. The live set is one answer per distinct (handler, effective
-// settings) that ClusterClasses use, a few per extension even on large
-// management clusters (the load tool's 1000 ClusterClasses need one per
-// ExtensionConfig), so ten thousand holds it with room to spare and only
-// cuts what nobody asks for any more.
-const DefaultMaxEntries = 10_000
-
-// DefaultMaxBytes is the byte bound of a cache whose Options leave MaxBytes
-// zero. The live set is a few answers per extension, kilobytes each in
-// practice, but one may be 32 MiB on the wire (the runtime client's
-// DefaultMaxResponseBytes), and decoded it holds more: about 3.2 times its
-// JSON for a schema of typed, described properties (measured; see
-// Retained), 100 MiB. 128 MiB holds one such answer whole, or thousands of
-// ordinary ones, and even with the garbage collector's headroom (at GOGC=100
-// the heap grows to twice what is live) leaves room under the 512 MiB
-// memory limit config/manager sets. test/variablescachememory measures a
-// process asking forty 25 MiB answers under this bound: about 165 MiB
-// resident at rest and 460 MiB at its peak, most of that the answer in
-// flight and the collector's headroom; 3.5 GiB at rest without it.
-const DefaultMaxBytes = 128 << 20
 
 // Outcome says how a GetFor was answered.
 type Outcome string
@@ -62,28 +42,22 @@ const (
 	FailureShared Outcome = "failure_shared"
 )
 
-// Defaults of the failure backoff: a failed call is shared with every
-// caller of the same key for DefaultFailureBackoff, doubling with each
-// consecutive failure up to DefaultMaxFailureBackoff.
-const (
-	DefaultFailureBackoff    = 500 * time.Millisecond
-	DefaultMaxFailureBackoff = 30 * time.Second
-)
-
 // Options bound a Cache.
 type Options struct {
 	// MaxAge, when positive, expires entries on top of fingerprint
 	// invalidation, for extensions whose answers change on their own.
 	MaxAge time.Duration
 	// MaxEntries bounds the number of stored answers: storing one more
-	// evicts the oldest. Zero means DefaultMaxEntries; there is no unbounded
+	// evicts the oldest. Zero means
+	// userfacing.DefaultVariablesCacheMaxEntries; there is no unbounded
 	// cache, since settings that are no longer used would stay forever.
 	MaxEntries int
 	// MaxBytes bounds the summed weight of the stored answers: storing
 	// evicts the oldest until both bounds hold, and an answer that weighs
 	// more than MaxBytes alone is not stored (its callers still get it,
-	// and Oversize hears of it). Zero means DefaultMaxBytes: an answer may
-	// be 32 MiB on the wire, so a bound in entries alone bounds no memory.
+	// and Oversize hears of it). Zero means
+	// userfacing.DefaultVariablesCacheMaxBytes: an answer may be 32 MiB on
+	// the wire, so a bound in entries alone bounds no memory.
 	MaxBytes int64
 	// Weigh tells how many bytes of memory an answer holds; nil means
 	// Retained.
@@ -143,11 +117,11 @@ type Cache[V any] struct {
 func New[V any](opts Options) *Cache[V] {
 	maxEntries := opts.MaxEntries
 	if maxEntries <= 0 {
-		maxEntries = DefaultMaxEntries
+		maxEntries = userfacing.DefaultVariablesCacheMaxEntries
 	}
 	maxBytes := opts.MaxBytes
 	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
+		maxBytes = userfacing.DefaultVariablesCacheMaxBytes
 	}
 	weigh := opts.Weigh
 	if weigh == nil {
@@ -160,10 +134,10 @@ func New[V any](opts Options) *Cache[V] {
 		equal: opts.Equal, users: map[answerKey]map[types.NamespacedName]struct{}{}, userKeys: map[types.NamespacedName]map[answerKey]struct{}{},
 	}
 	if c.failureBackoff <= 0 {
-		c.failureBackoff = DefaultFailureBackoff
+		c.failureBackoff = userfacing.DefaultFailureBackoff
 	}
 	if c.maxFailureBackoff < c.failureBackoff {
-		c.maxFailureBackoff = max(DefaultMaxFailureBackoff, c.failureBackoff)
+		c.maxFailureBackoff = max(userfacing.DefaultMaxFailureBackoff, c.failureBackoff)
 	}
 	return c
 }

@@ -28,6 +28,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // nobody asks on behalf of no ClusterClass: the answers it gets are in
@@ -418,10 +420,10 @@ func TestCache_BoundHoldsUnderManyDistinctSettings(t *testing.T) {
 
 func TestNew_ZeroMaxEntriesMeansTheDefault(t *testing.T) {
 	c := New[int](Options{})
-	for i := range DefaultMaxEntries + 10 {
+	for i := range userfacing.DefaultVariablesCacheMaxEntries + 10 {
 		_, _, _ = c.GetFor(context.Background(), nobody, "h", "fp", map[string]string{"i": strconv.Itoa(i)}, func(context.Context) (int, error) { return i, nil })
 	}
-	if n := c.Len(); n != DefaultMaxEntries {
-		t.Errorf("Len = %d, want DefaultMaxEntries (%d)", n, DefaultMaxEntries)
+	if n := c.Len(); n != userfacing.DefaultVariablesCacheMaxEntries {
+		t.Errorf("Len = %d, want userfacing.DefaultVariablesCacheMaxEntries (%d)", n, userfacing.DefaultVariablesCacheMaxEntries)
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // byLength weighs a string answer by its length, so that tests read weights
@@ -180,12 +182,12 @@ func TestRefresh_SkipsAnswersEvictedByBytes(t *testing.T) {
 }
 
 func TestNew_ZeroMaxBytesMeansTheDefaultAndRetainedWeighs(t *testing.T) {
-	c := New[int](Options{Weigh: func(any) int64 { return DefaultMaxBytes/3 + 1 }})
+	c := New[int](Options{Weigh: func(any) int64 { return userfacing.DefaultVariablesCacheMaxBytes/3 + 1 }})
 	for i := range 5 {
 		_, _, _ = c.GetFor(context.Background(), nobody, "h", "fp", map[string]string{"i": strconv.Itoa(i)}, func(context.Context) (int, error) { return i, nil })
 	}
 	if n := c.Len(); n != 2 {
-		t.Errorf("Len = %d, want 2: three answers of a third of DefaultMaxBytes and a byte do not fit", n)
+		t.Errorf("Len = %d, want 2: three answers of a third of userfacing.DefaultVariablesCacheMaxBytes and a byte do not fit", n)
 	}
 
 	// Without Weigh, an answer weighs what Retained says.
