@@ -47,7 +47,6 @@ func TestRELIABILITY_FiguresAreTheConstants(t *testing.T) {
 	}{
 		{"response bound", "the response bound \\((\\d+ [KM]iB)\\)", []any{int64(userfacing.DefaultMaxResponseBytes)}},
 		{"what an extension can send", "Send at most (\\d+ [KM]iB) in an HTTP 200 answer", []any{int64(userfacing.DefaultMaxResponseBytes)}},
-		{"a 200 answer's body", "A 200 answer's body is read up to (\\d+ [KM]iB)", []any{int64(userfacing.DefaultMaxResponseBytes)}},
 		{"variables cache bound", "The DiscoverVariables cache is bounded \\(([\\d,]+) answers\\)", []any{int64(userfacing.DefaultVariablesCacheMaxEntries)}},
 		{"variables cache bound, in memory", "DiscoverVariables answers \\(at most ([\\d,]+),", []any{int64(userfacing.DefaultVariablesCacheMaxEntries)}},
 		{"discovery timeout", "\\(10 s by default\\), and (\\d+ s) for Discovery", []any{userfacing.DefaultCallTimeout}},

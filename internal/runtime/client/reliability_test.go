@@ -39,7 +39,7 @@ func TestRELIABILITY_FiguresAreTheClientsConstants(t *testing.T) {
 		{"snippet in a condition", "reaches a condition as at most (\\d+) bytes", maxSnippetBytes},
 		{"snippet in the log", "quote at most (\\d+) printable bytes of what it said", maxSnippetBytes},
 		{"snippet an extension can place", "Put at most (\\d+) printable bytes of its own words into a condition", maxSnippetBytes},
-		{"200 answer bound", "read up to `--max-response-bytes` \\((\\d+) MiB", userfacing.DefaultMaxResponseBytes >> 20},
+		{"200 answer bound", "A 200 answer's body is read up to (\\d+) MiB", userfacing.DefaultMaxResponseBytes >> 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, m := range readmetest.Figures(t, doc, c.pattern) {
