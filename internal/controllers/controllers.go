@@ -51,18 +51,16 @@ type Options struct {
 	// discovered again.
 	RediscoveryInterval time.Duration
 	// VariablesCacheMaxAge expires cached DiscoverVariables answers on top
-	// of invalidation by registration changes; zero keeps them until then.
+	// of invalidation by registration changes, as Cluster API's cache
+	// expires its own; zero means userfacing.DefaultVariablesCacheMaxAge,
+	// Cluster API's 10 minutes. Their number and memory are bounded by
+	// userfacing.DefaultVariablesCacheMaxEntries and MaxBytes.
 	VariablesCacheMaxAge time.Duration
-	// VariablesCacheMaxEntries bounds the number of cached DiscoverVariables
-	// answers, evicting the oldest; zero means
-	// userfacing.DefaultVariablesCacheMaxEntries. Their memory is bounded
-	// too, by userfacing.DefaultVariablesCacheMaxBytes.
-	VariablesCacheMaxEntries int
-	// ClusterClassConcurrency is how many ClusterClasses reconcile at once.
-	ClusterClassConcurrency int
-	// ExtensionConfigConcurrency is how many ExtensionConfigs reconcile at
-	// once; zero means one.
-	ExtensionConfigConcurrency int
+	// ClusterClassConcurrency and ExtensionConfigConcurrency are how many
+	// of each reconcile at once; zero means Cluster API's defaults
+	// (userfacing.DefaultClusterClassConcurrency and
+	// DefaultExtensionConfigConcurrency), as its flags give them.
+	ClusterClassConcurrency, ExtensionConfigConcurrency int
 	// SecretMetadata, when set, is the cache the CA Secret watch reads
 	// from instead of the manager's (see extensionconfig.Reconciler).
 	SecretMetadata ctrlcache.Cache
@@ -70,6 +68,21 @@ type Options struct {
 	// objects labelled cluster.x-k8s.io/watch-filter with this value, as
 	// Cluster API's --watch-filter does.
 	WatchFilterValue string
+}
+
+// withDefaults gives each unset setting the value Cluster API's manager
+// runs with, so that no zero value means anything of its own.
+func (o Options) withDefaults() Options {
+	if o.VariablesCacheMaxAge <= 0 {
+		o.VariablesCacheMaxAge = userfacing.DefaultVariablesCacheMaxAge
+	}
+	if o.ClusterClassConcurrency <= 0 {
+		o.ClusterClassConcurrency = userfacing.DefaultClusterClassConcurrency
+	}
+	if o.ExtensionConfigConcurrency <= 0 {
+		o.ExtensionConfigConcurrency = userfacing.DefaultExtensionConfigConcurrency
+	}
+	return o
 }
 
 // RuntimeSDK is what AddToManager wires around the two controllers: the
@@ -90,6 +103,7 @@ type RuntimeSDK struct {
 // own: the ExtensionConfig controller under RuntimeSDK, the ClusterClass
 // controller and its index under ClusterTopology.
 func AddToManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*RuntimeSDK, error) {
+	opts = opts.withDefaults()
 	reg := registry.New()
 	// Ready only once warm-up has loaded the recorded handlers: before that
 	// a ClusterClass reconcile would mistake them for missing.
@@ -160,8 +174,8 @@ func addClusterClasses(ctx context.Context, mgr ctrl.Manager, opts Options, reg 
 	variablesCache := variablescache.New[[]clusterv1.ClusterClassVariable](variablescache.Options{
 		// MaxBytes stays userfacing.DefaultVariablesCacheMaxBytes, which
 		// says why that size; no flag sets it.
-		MaxAge: opts.VariablesCacheMaxAge, MaxEntries: opts.VariablesCacheMaxEntries,
-		Equal: func(a, b any) bool { return equality.Semantic.DeepEqual(a, b) },
+		MaxAge: opts.VariablesCacheMaxAge,
+		Equal:  func(a, b any) bool { return equality.Semantic.DeepEqual(a, b) },
 		// Rare, and each costs a call per reconcile that needs the answer:
 		// worth a line every time.
 		Oversize: func(handler string, weight int64) {
