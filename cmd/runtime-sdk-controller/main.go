@@ -33,6 +33,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/observe"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 const name = "runtime-sdk-controller"
@@ -66,11 +67,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.manager.MetricsSecure, "metrics-secure", true, "Serve metrics over HTTPS to callers kube-apiserver authenticates and authorises for a get of /metrics; false serves plain HTTP to anyone.")
 	fs.StringVar(&o.manager.MetricsCertDir, "metrics-cert-dir", "", "Directory with tls.crt and tls.key for --metrics-secure, read again when they change; empty serves a self-signed certificate.")
 	fs.StringVar(&o.manager.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to; 0 disables them.")
-	// Cluster API v1.14.2's core manager defaults to the same 100 and 200
-	// (its 20 and 30 are for clients of workload clusters); a kubeconfig
-	// alone would leave client-go's 5 and 10.
-	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 100, "Requests per second the manager may send to kube-apiserver.")
-	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 200, "Requests the manager may send to kube-apiserver in a burst above --kube-api-qps.")
+	// Cluster API v1.14.2's core manager's defaults (its 20 and 30 are for
+	// clients of workload clusters); a kubeconfig alone would leave
+	// client-go's 5 and 10.
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", userfacing.DefaultKubeAPIQPS, "Requests per second the manager may send to kube-apiserver.")
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", userfacing.DefaultKubeAPIBurst, "Requests the manager may send to kube-apiserver in a burst above --kube-api-qps.")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; defaults to $KUBECONFIG, then the in-cluster configuration, then ~/.kube/config.")
 	o.zap.BindFlags(fs)
 	fs.Usage = func() {

@@ -61,8 +61,9 @@ type Options struct {
 	// (userfacing.DefaultClusterClassConcurrency and
 	// DefaultExtensionConfigConcurrency), as its flags give them.
 	ClusterClassConcurrency, ExtensionConfigConcurrency int
-	// SecretMetadata, when set, is the cache the CA Secret watch reads
-	// from instead of the manager's (see extensionconfig.Reconciler).
+	// SecretMetadata is the cache the CA Secret watch reads, one that
+	// sees every Secret; required with the RuntimeSDK gate on (see
+	// extensionconfig.Reconciler).
 	SecretMetadata ctrlcache.Cache
 	// WatchFilterValue, when set, makes both controllers reconcile only
 	// objects labelled cluster.x-k8s.io/watch-filter with this value, as

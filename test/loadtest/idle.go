@@ -19,6 +19,8 @@ package loadtest
 import (
 	"context"
 	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
 // idleEvent lets one period of periodic work pass with nothing changing,
@@ -49,7 +51,7 @@ func (r *run) idleEvent(period time.Duration) event {
 
 // variablesMaxAge is how long the drop-in keeps a DiscoverVariables
 // answer, Cluster API's 10 minutes, which no flag of it changes.
-const variablesMaxAge = 10 * time.Minute
+const variablesMaxAge = userfacing.DefaultVariablesCacheMaxAge
 
 // answersInUse is the optimum of an idle max-age interval: no reconcile,
 // and one call per distinct DiscoverVariables request a ClusterClass uses

@@ -72,6 +72,12 @@ func startRuntimeSDK(t *testing.T) *assembly {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &assembly{mgr: mgr, o: o}
+	// The Secret metadata cache the CA watch reads, as the binary builds
+	// it before this step.
+	if err := a.secretCache(ctx); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
 	if err := a.runtimeSDK(ctx); err != nil {
 		cancel()
 		t.Fatal(err)

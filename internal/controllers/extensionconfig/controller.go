@@ -83,9 +83,9 @@ type Reconciler struct {
 	// cluster.x-k8s.io/watch-filter with this value to another manager.
 	WatchFilterValue string
 	// SecretMetadata is the cache the CA Secret watch reads Secret
-	// metadata from; nil means the manager's. A manager whose own cache
-	// sees only some Secrets (Cluster API's sees only those labelled with a
-	// cluster name) passes one that sees them all.
+	// metadata from, one that sees every Secret; required. The manager's
+	// own is not assumed: Cluster API's sees only Secrets labelled with a
+	// cluster name, and the watch would silently miss a CA Secret change.
 	SecretMetadata ctrlcache.Cache
 	// ResponseCache takes each config's max age from
 	// userfacing.ResponseCacheMaxAgeAnnotation, and the config reports it
@@ -125,9 +125,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	// Only Secrets' metadata is watched: a CA is read uncached, from the
 	// one Secret a config names.
-	secretMetadata := r.SecretMetadata
-	if secretMetadata == nil {
-		secretMetadata = mgr.GetCache()
+	if r.SecretMetadata == nil {
+		return errors.New("extensionconfig controller: no SecretMetadata cache to watch CA Secrets in")
 	}
 	secret := &metav1.PartialObjectMetadata{}
 	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
@@ -143,7 +142,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Named("extensionconfig").
 		WithOptions(options).
 		For(&runtimev1.ExtensionConfig{}, events).
-		WatchesRawSource(source.Kind(secretMetadata, secret, handler.TypedEnqueueRequestsFromMapFunc(r.configsForSecret))).
+		WatchesRawSource(source.Kind(r.SecretMetadata, secret, handler.TypedEnqueueRequestsFromMapFunc(r.configsForSecret))).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build extensionconfig controller: %w", err)

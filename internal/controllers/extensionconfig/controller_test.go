@@ -125,6 +125,9 @@ func startControllerWith(t *testing.T, clientOpts rtclient.Options, rediscovery 
 			t.Fatal(err)
 		}
 		r.SecretMetadata = c
+	} else {
+		// The test's manager caches every Secret.
+		r.SecretMetadata = mgr.GetCache()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := r.SetupWithManager(ctx, mgr, controller.Options{SkipNameValidation: ptr.To(true)}); err != nil {
@@ -628,5 +631,25 @@ func TestWarmup_ReadsShortNamesOfEarlierVersionsAndSkipsForeignNames(t *testing.
 		if _, ok := h.registry.Get(wrong); ok {
 			t.Errorf("%s is registered", wrong)
 		}
+	}
+}
+
+// Without a cache that sees every Secret the CA watch would silently miss
+// CA Secret changes in a manager like Cluster API's, whose own cache sees
+// only Secrets labelled with a cluster name: setup refuses rather than
+// fall back to the manager's cache.
+func TestSetupWithManager_RefusesToWatchCASecretsWithoutASecretCache(t *testing.T) {
+	env.Skip(t)
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Registry: registry.New(),
+		ResponseCache: &maxAges{got: map[string]time.Duration{}}}
+	err = r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)})
+	if err == nil || !strings.Contains(err.Error(), "SecretMetadata") {
+		t.Errorf("SetupWithManager without SecretMetadata = %v, want an error naming it", err)
 	}
 }

@@ -76,6 +76,10 @@ func StartControllers(t testing.TB, cfg *rest.Config, opts Options) ctrl.Manager
 	if err != nil {
 		t.Fatal(err)
 	}
+	if opts.Controllers.SecretMetadata == nil {
+		// The test's manager caches every Secret.
+		opts.Controllers.SecretMetadata = mgr.GetCache()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if _, err := controllers.AddToManager(ctx, mgr, opts.Controllers); err != nil {
 		cancel()
