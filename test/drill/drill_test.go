@@ -242,6 +242,6 @@ func TestProperty_EveryStatusEqualsAFreshControllers(t *testing.T) {
 		changed += r.WhileFailing[kind]
 	}
 	if changed == 0 {
-		t.Errorf("no settings, CA or URL change while Discovery failed (made while failing: %v)", r.WhileFailing)
+		t.Errorf("no settings or CA change while Discovery failed (made while failing: %v)", r.WhileFailing)
 	}
 }

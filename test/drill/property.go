@@ -90,9 +90,12 @@ const (
 )
 
 // failingChanges are the spec changes a failure round makes to configs
-// whose Discovery fails: each changes the registration, which must take
-// effect all the same.
-var failingChanges = []string{eventConfigSettings, eventConfigCA, eventConfigURL}
+// whose Discovery fails: new settings take effect all the same, and a new
+// CA waits for a Discovery that works with it while calls keep the last
+// one that did. A URL is moved only where Discovery works: while it fails,
+// calls keep the host that worked, which a fresh start cannot know, and
+// each answer names the host it was asked through.
+var failingChanges = []string{eventConfigSettings, eventConfigCA}
 
 // Property runs the property drill: rounds of random events with random
 // spacing, each followed by a quiet period. After each, the round's

@@ -109,7 +109,10 @@ func (p *propertyWorld) kinds() []string {
 		kinds = append(kinds, eventConfigCreate)
 	}
 	if p.anyConfig(p.existing) {
-		kinds = append(kinds, eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL)
+		kinds = append(kinds, eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA)
+	}
+	if p.anyConfig(p.discovers) {
+		kinds = append(kinds, eventConfigURL)
 	}
 	if p.anyConfig(p.toggles) {
 		kinds = append(kinds, eventHandlerToggle)
@@ -129,7 +132,7 @@ func (p *propertyWorld) kinds() []string {
 // next draws the e-th event of a round: its kind and, for an event about
 // a config, which one (otherwise -1). A failure round's first event makes
 // Discovery of one more config fail; its second, and half the others,
-// change the settings, CA or URL of a config whose Discovery fails; and it
+// change the settings or CA of a config whose Discovery fails; and it
 // recovers none, so the fresh check sees them fail.
 func (p *propertyWorld) next(failureRound bool, e int) (kind string, config int) {
 	if failureRound {
@@ -154,11 +157,11 @@ func (p *propertyWorld) configFor(kind string) int {
 	switch kind {
 	case eventConfigCreate:
 		return p.pickConfigWhere(p.deleted)
-	case eventDiscoveryFails:
+	case eventDiscoveryFails, eventConfigURL:
 		return p.pickConfigWhere(p.discovers)
 	case eventDiscoveryRecovers:
 		return p.pickConfigWhere(p.fails)
-	case eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL:
+	case eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA:
 		return p.pickConfigWhere(p.existing)
 	case eventHandlerToggle:
 		return p.pickConfigWhere(p.toggles)

@@ -218,7 +218,9 @@ func TestFlipped_CountsEveryFlipAndTheRequestsOfTheNewlyAdmitted(t *testing.T) {
 
 func TestKinds_OfferWhatTheConfigsAllowAndARestartLessOften(t *testing.T) {
 	always := []string{eventNamespaceLabel, eventClassReference}
-	onExisting := []string{eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA, eventConfigURL}
+	onExisting := []string{eventConfigDelete, eventConfigSettings, eventConfigSelector, eventConfigCA}
+	// A URL moves only where Discovery works.
+	onWorking := slices.Concat(onExisting, []string{eventConfigURL})
 	serving := []bool{true, true}
 	tests := []struct {
 		name                         string
@@ -226,16 +228,16 @@ func TestKinds_OfferWhatTheConfigsAllowAndARestartLessOften(t *testing.T) {
 		want                         []string
 	}{
 		{"every config exists", []bool{true, true}, []bool{false, false}, serving,
-			slices.Concat(always, onExisting, []string{eventHandlerToggle, eventDiscoveryFails})},
+			slices.Concat(always, onWorking, []string{eventHandlerToggle, eventDiscoveryFails})},
 		{"every config deleted", []bool{false, false}, []bool{false, true}, serving, append(slices.Clone(always), eventConfigCreate)},
 		{"some deleted", []bool{true, false}, []bool{false, false}, serving,
-			slices.Concat(always, []string{eventConfigCreate}, onExisting, []string{eventHandlerToggle, eventDiscoveryFails})},
+			slices.Concat(always, []string{eventConfigCreate}, onWorking, []string{eventHandlerToggle, eventDiscoveryFails})},
 		{"every existing config fails Discovery and serves DiscoverVariables", []bool{true, true}, []bool{true, true}, serving,
 			slices.Concat(always, onExisting, []string{eventDiscoveryRecovers})},
 		{"every existing config fails Discovery, one without DiscoverVariables", []bool{true, true}, []bool{true, true}, []bool{true, false},
 			slices.Concat(always, onExisting, []string{eventHandlerToggle, eventDiscoveryRecovers})},
 		{"some fail Discovery", []bool{true, true}, []bool{false, true}, serving,
-			slices.Concat(always, onExisting, []string{eventHandlerToggle, eventDiscoveryFails, eventDiscoveryRecovers})},
+			slices.Concat(always, onWorking, []string{eventHandlerToggle, eventDiscoveryFails, eventDiscoveryRecovers})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -271,7 +273,8 @@ func TestConfigFor_PicksFromTheSideTheKindNeeds(t *testing.T) {
 		{eventConfigCreate, []int{2, 3}},
 		{eventConfigDelete, []int{0, 1}},
 		{eventConfigSettings, []int{0, 1}},
-		{eventConfigURL, []int{0, 1}},
+		// 1 fails Discovery: its calls keep the host that worked.
+		{eventConfigURL, []int{0}},
 		// 1 fails Discovery while serving DiscoverVariables: not toggled.
 		{eventHandlerToggle, []int{0}},
 		{eventDiscoveryFails, []int{0}},

@@ -106,6 +106,17 @@ type Reconciler struct {
 	// the events that asked for Discovery and no reconcile has run it for
 	// yet; settled holds the status each config's last reconcile left.
 	discoveryAsked, settled sync.Map
+	// proven is where each config's calls go while a Discovery with a new
+	// clientConfig has not succeeded.
+	proven provenClientConfigs
+	// awaited brings the reconcile of every config the gate waits for,
+	// even one no event will bring: deleted between the rebuild's list and
+	// the informer's.
+	awaited chan event.GenericEvent
+	// listReader, when set, is what warm-up and the rebuild as leader list
+	// ExtensionConfigs with instead of the manager's APIReader: a test
+	// gives it a list that kube-apiserver answered before a change.
+	listReader client.Reader
 }
 
 // +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs,verbs=get;list;watch;patch
@@ -138,19 +149,28 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	// deploy. Our own status writes, our caBundle injection and resyncs run
 	// none, nor call anything.
 	events := builder.WithPredicates(r.everyChangePredicate())
+	r.awaited = make(chan event.GenericEvent)
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("extensionconfig").
 		WithOptions(options).
 		For(&runtimev1.ExtensionConfig{}, events).
 		WatchesRawSource(source.Kind(r.SecretMetadata, secret, handler.TypedEnqueueRequestsFromMapFunc(r.configsForSecret))).
+		WatchesRawSource(source.Channel(r.awaited, &handler.EnqueueRequestForObject{})).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build extensionconfig controller: %w", err)
 	}
-	if err := mgr.Add(&warmup{reader: mgr.GetAPIReader(), registry: r.Registry}); err != nil {
+	if err := mgr.Add(&provenObserver{cache: mgr.GetCache(), proven: &r.proven}); err != nil {
 		return err
 	}
-	return mgr.Add(&leaderSync{reader: mgr.GetAPIReader(), registry: r.Registry})
+	lists := r.listReader
+	if lists == nil {
+		lists = mgr.GetAPIReader()
+	}
+	if err := mgr.Add(&warmup{reader: lists, registry: r.Registry, proven: &r.proven}); err != nil {
+		return err
+	}
+	return mgr.Add(&leaderSync{reader: lists, registry: r.Registry, proven: &r.proven, awaited: r.awaited})
 }
 
 func caSecretKeys(obj client.Object) []string {
@@ -185,9 +205,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	case <-ctx.Done():
 		return ctrl.Result{}, ctx.Err()
 	}
-	// Calls that wait for this config's first reconcile as leader go on
-	// once it has run, whatever its outcome.
-	defer r.Registry.Gate().Reconciled(req.Name)
 	ext := &runtimev1.ExtensionConfig{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ext); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -198,17 +215,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 	if err := r.fresh(ctx, ext); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			r.forgetDeleted(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
 	}
+	r.proven.observe(ext)
 	if !ext.DeletionTimestamp.IsZero() {
 		r.Registry.Unregister(ext.Name)
+		r.Registry.Gate().Discovered(ext.Name)
 		return ctrl.Result{}, nil
 	}
 	if !watchfilter.Matches(ext, r.WatchFilterValue) {
 		// Should it come back, it is discovered afresh; meanwhile it is
 		// another manager's, whose recorded handlers a fresh start
-		// registers all the same.
+		// registers all the same. Calls do not wait for its Discovery.
 		r.forgetConfig(ext.Name)
+		r.Registry.Gate().Discovered(ext.Name)
 		return ctrl.Result{}, r.registerRecorded(ctx, ext)
 	}
 
@@ -229,7 +253,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	if objstatus.SetPaused(ext, "ExtensionConfig") {
 		// Unpausing discovers again, as Cluster API's controller does.
+		// Nothing is discovered meanwhile: calls do not wait for it.
 		r.forgetConfig(ext.Name)
+		r.Registry.Gate().Discovered(ext.Name)
 		r.reconcileResponseCache(ext, true)
 		// A fresh start registers what status records under the spec as
 		// it is, paused or not; so does a change made while paused.
@@ -245,11 +271,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	r.reconcileResponseCache(ext, false)
 
 	// Before anything is called, and whatever fails next, the registry
-	// holds the handlers status records under the spec as it is now, as a
-	// fresh start would build it: a change of settings, URL, service, CA
-	// or selector takes effect, and voids the config's cached answers,
-	// while Discovery fails or takes its time.
-	if !r.Registry.Holds(ext) {
+	// holds the handlers status records with the spec's settings and
+	// selector, which take effect and void the config's cached answers
+	// while Discovery fails or takes its time. Calls go on to the last
+	// proven clientConfig until a Discovery with the new one succeeds.
+	if !r.Registry.Holds(r.proven.serving(ext)) {
 		if err := r.registerRecorded(ctx, ext); err != nil {
 			r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Registering handlers failed: "+err.Error())
 			return ctrl.Result{}, err
@@ -258,6 +284,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if _, err := metav1.LabelSelectorAsSelector(ext.Spec.NamespaceSelector); err != nil {
 		r.setNotDiscovered(ext, userfacing.InvalidNamespaceSelectorReason, "spec.namespaceSelector is invalid: "+err.Error())
 		// Only a spec change can fix it, and that triggers a reconcile.
+		// It admits no Cluster meanwhile: calls do not wait for it.
+		r.Registry.Gate().Discovered(ext.Name)
 		return ctrl.Result{}, nil
 	}
 	if caErr != nil {
@@ -301,7 +329,9 @@ func (r *Reconciler) forgetDeleted(key types.NamespacedName) {
 	r.discoveryAsked.Delete(key.Name)
 	r.injecting.Delete(key.Name)
 	r.forgetConfig(key.Name)
+	r.proven.forget(key.Name)
 	r.Registry.Unregister(key.Name)
+	r.Registry.Gate().Discovered(key.Name)
 	// Its Discovery calls are counted under its name.
 	metrics.ForgetHandler(key.Name)
 }
@@ -388,6 +418,7 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 		// handlers status already records.
 		log.V(4).Info("Discovery skipped: its endpoint and CA are as they were for the last one", "nextDiscoveryIn", remaining)
 		markDiscovered(ext)
+		r.Registry.Gate().Discovered(ext.Name)
 		return ctrl.Result{RequeueAfter: remaining}, nil
 	}
 	started := time.Now()
@@ -398,8 +429,8 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	}
 	metrics.ObserveCall(runtimecatalog.HookName(runtimehooksv1.Discovery), ext.Name, outcome, started)
 	if err != nil {
-		// Keep status.handlers, registered under the spec as it is now: the
-		// last good answer is still the best one we have, and the
+		// Keep status.handlers, and calls on the last proven clientConfig:
+		// the last good answer is still the best one we have, and the
 		// condition says it is stale.
 		r.setNotDiscovered(ext, runtimev1.ExtensionConfigNotDiscoveredReason, "Discovery failed: "+err.Error())
 		return ctrl.Result{}, fmt.Errorf("discover %s: %w", ext.Name, err)
@@ -407,10 +438,12 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 	// Under their full names, as Cluster API records them: its warm-up,
 	// and anything else reading status, expects them.
 	ext.Status.Handlers = handlers
+	r.proven.discovered(ext)
 	if err := r.register(ctx, ext); err != nil {
 		return ctrl.Result{}, err
 	}
 	r.discovered.Store(ext.Name, discoveryOf(ext, started))
+	r.Registry.Gate().Discovered(ext.Name)
 	return ctrl.Result{RequeueAfter: interval}, nil
 }
 
@@ -432,12 +465,13 @@ func markDiscovered(ext *runtimev1.ExtensionConfig) {
 }
 
 // registerRecorded registers the handlers ext's status records under its
-// spec as it is, and leaves the conditions alone. Recorded handlers that
-// cannot be registered at all (an apiVersion that does not parse) leave
-// the config with none, as warm-up leaves it.
+// spec as it is, but for a clientConfig no Discovery has succeeded with
+// yet, and leaves the conditions alone. Recorded handlers that cannot be
+// registered at all (an apiVersion that does not parse) leave the config
+// with none, as warm-up leaves it.
 func (r *Reconciler) registerRecorded(ctx context.Context, ext *runtimev1.ExtensionConfig) error {
 	log := ctrl.LoggerFrom(ctx)
-	changed, skipped, err := r.Registry.Register(ext)
+	changed, skipped, err := r.Registry.Register(r.proven.serving(ext))
 	logSkipped(log, ext.Name, skipped)
 	if err != nil {
 		r.Registry.Unregister(ext.Name)

@@ -66,6 +66,8 @@ type harness struct {
 	registry *registry.Registry
 	logs     *polltest.Buffer
 	mgr      ctrl.Manager
+	// stop stops the manager, releasing its Lease if it holds one.
+	stop context.CancelFunc
 }
 
 // startController runs the ExtensionConfig controller in its own manager
@@ -86,6 +88,11 @@ type harnessOptions struct {
 	// responseCache is the Reconciler's ResponseCache; unset, one that
 	// records and serves nothing.
 	responseCache ResponseCachePolicy
+	// listReader is the Reconciler's listReader.
+	listReader client.Reader
+	// leaderElectionID, when set, makes the manager a replica that runs
+	// the controllers only while it holds this Lease.
+	leaderElectionID string
 }
 
 // startControllerWith is startController with more settings.
@@ -100,6 +107,12 @@ func startControllerWith(t *testing.T, clientOpts rtclient.Options, rediscovery 
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Cache:                  o.cache,
+		LeaderElection:         o.leaderElectionID != "",
+		LeaderElectionID:       o.leaderElectionID,
+		// The test's namespace is created per test; leases live in
+		// default, each test with its own ID.
+		LeaderElectionNamespace:       metav1.NamespaceDefault,
+		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +128,7 @@ func startControllerWith(t *testing.T, clientOpts rtclient.Options, rediscovery 
 	r := &Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Discoverer: rc, Registry: reg,
 		RediscoveryInterval: rediscovery, WatchFilterValue: o.watchFilter, ResponseCache: o.responseCache,
+		listReader: o.listReader,
 	}
 	if o.secretCache {
 		c, err := ctrlcache.New(mgr.GetConfig(), ctrlcache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
@@ -140,7 +154,7 @@ func startControllerWith(t *testing.T, clientOpts rtclient.Options, rediscovery 
 		cancel()
 		hangs.Check(t, <-done)
 	})
-	return &harness{registry: reg, logs: logs, mgr: mgr}
+	return &harness{registry: reg, logs: logs, mgr: mgr, stop: cancel}
 }
 
 type extension = sampleextension.Running

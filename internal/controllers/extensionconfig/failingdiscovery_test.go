@@ -28,7 +28,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
@@ -69,26 +71,47 @@ func (l *changeLog) total() int {
 	return n
 }
 
-// freshRegistration is what a freshly started manager registers for a
-// config: the handlers its status records, under its spec as it is.
-func freshRegistration(t *testing.T, name string) []registry.Handler {
+// servedRegistration is what a manager registers for a config while calls
+// go to clientConfig: the handlers its status records, with its settings
+// and namespaceSelector as they are.
+func servedRegistration(t *testing.T, name string, clientConfig runtimev1.ClientConfig) []registry.Handler {
 	t.Helper()
+	served := getExtensionConfig(t, name)
+	served.Spec.ClientConfig = clientConfig
 	fresh := registry.New()
-	if _, _, err := fresh.Register(getExtensionConfig(t, name)); err != nil {
+	if _, _, err := fresh.Register(served); err != nil {
 		t.Fatal(err)
 	}
 	return fresh.ForConfig(name)
 }
 
-// While an extension's Discovery fails, a change of its settings, its CA or
-// its URL still takes effect: the registry holds the recorded handlers under
-// the new spec, as a fresh start registers them, and every handler's
-// fingerprint changes, which voids its cached answers in both caches.
-func TestReconcile_SpecChangesTakeEffectWhileDiscoveryFails(t *testing.T) {
+// callDiscoverVariables calls the registered DiscoverVariables handler of
+// a config where the registry sends it.
+func callDiscoverVariables(t *testing.T, reg *registry.Registry, name string) error {
+	t.Helper()
+	h, ok := reg.Get("discover-variables." + name)
+	if !ok {
+		return errors.New("no DiscoverVariables handler registered")
+	}
+	calls, err := rtclient.New(rtclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return calls.Call(context.Background(), h.ClientConfig, h.Hook, h.HandlerName, 5*time.Second, h.Settings,
+		&runtimehooksv1.DiscoverVariablesRequest{}, &runtimehooksv1.DiscoverVariablesResponse{})
+}
+
+// An edit of an ExtensionConfig's clientConfig is make-before-break: calls
+// keep going to the last clientConfig a Discovery succeeded with until a
+// Discovery with the new one succeeds, so a typo in its URL or CA breaks
+// no hook that was working. A change of settings still takes effect while
+// Discovery fails, and voids every handler's cached answers in both caches.
+func TestReconcile_ANewClientConfigServesOnlyOnceDiscoverySucceedsWithIt(t *testing.T) {
 	h := startController(t, rtclient.Options{}, 0)
 	ext := startExtension(t)
 	name := uniqueName("failing")
-	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
+	good := runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}
+	createExtensionConfig(t, name, good, nil)
 	waitDiscovered(t, name, metav1.ConditionTrue)
 	log := &changeLog{changed: map[string]int{}}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -111,31 +134,66 @@ func TestReconcile_SpecChangesTakeEffectWhileDiscoveryFails(t *testing.T) {
 		change func(*runtimev1.ExtensionConfig)
 		// failure is part of the Discovered message the change leads to.
 		failure string
+		// voids is whether the change tells the caches every handler
+		// changed: only settings do, as calls still go where they went.
+		voids bool
 	}{
-		{"settings", func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"tier": "gold"} }, "Discovery failed"},
-		{"CA", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = otherCA }, "certificate"},
-		{"URL", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.URL = sampleextensiontest.UnreachableURL(t) }, "Discovery failed"},
+		{"settings", func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"tier": "gold"} }, "Discovery failed", true},
+		{"CA of another authority", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = otherCA }, "certificate", false},
+		{"CA that is not PEM", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = []byte("not a certificate") }, "Discovery failed", false},
+		{"URL with a wrong port", func(e *runtimev1.ExtensionConfig) {
+			e.Spec.ClientConfig = runtimev1.ClientConfig{URL: sampleextensiontest.UnreachableURL(t), CABundle: ext.CA}
+		}, "Discovery failed", false},
 	}
 	for _, step := range steps {
 		changesBefore := log.total()
 		updateExtensionConfig(t, name, step.change)
+		waitDiscovered(t, name, metav1.ConditionFalse, step.failure)
 		polltest.Eventually(t, eventually, "the "+step.name+" change registered while Discovery fails", func() (bool, string) {
-			want, got := freshRegistration(t, name), h.registry.ForConfig(name)
+			want, got := servedRegistration(t, name, good), h.registry.ForConfig(name)
 			if len(want) == 0 {
 				return false, "the config records no handlers"
 			}
 			if !reflect.DeepEqual(got, want) {
-				return false, fmt.Sprintf("registered %+v, a fresh start registers %+v", got, want)
+				return false, fmt.Sprintf("registered %+v, want the recorded handlers with the last good clientConfig %+v", got, want)
 			}
 			return true, ""
 		})
-		waitDiscovered(t, name, metav1.ConditionFalse, step.failure)
-		if n := log.total() - changesBefore; n != len(h.registry.ForConfig(name)) {
-			t.Errorf("the %s change told the caches of %d changed handlers, want all %d", step.name, n, len(h.registry.ForConfig(name)))
+		want := 0
+		if step.voids {
+			want = len(h.registry.ForConfig(name))
+		}
+		if n := log.total() - changesBefore; n != want {
+			t.Errorf("the %s change told the caches of %d changed handlers, want %d", step.name, n, want)
+		}
+		if err := callDiscoverVariables(t, h.registry, name); err != nil {
+			t.Errorf("after the %s change, a hook that worked fails: %v", step.name, err)
 		}
 	}
 	if n := len(getExtensionConfig(t, name).Status.Handlers); n != 3 {
 		t.Errorf("failed Discovery left %d recorded handlers, want the 3 it last found", n)
+	}
+
+	// The extension moves, and Discovery succeeds there: calls follow.
+	moved := startExtension(t)
+	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) {
+		e.Spec.ClientConfig = runtimev1.ClientConfig{URL: moved.URL, CABundle: moved.CA}
+	})
+	waitDiscovered(t, name, metav1.ConditionTrue)
+	polltest.Eventually(t, eventually, "calls go where Discovery succeeded", func() (bool, string) {
+		got := h.registry.ForConfig(name)
+		if len(got) == 0 || got[0].ClientConfig.URL != moved.URL {
+			return false, fmt.Sprintf("registered %+v", got)
+		}
+		return true, ""
+	})
+	const served = "DiscoverVariables/discover-variables"
+	calledBefore := moved.Server.Calls()[served]
+	if err := callDiscoverVariables(t, h.registry, name); err != nil {
+		t.Errorf("the moved extension: %v", err)
+	}
+	if moved.Server.Calls()[served] != calledBefore+1 {
+		t.Errorf("the call did not reach the moved extension: calls %v", moved.Server.Calls())
 	}
 }
 
@@ -214,5 +272,120 @@ func TestLeaderSync_CallsWaitForTheFirstDiscoveryOfAnUndiscoveredConfig(t *testi
 			return false, err.Error()
 		}
 		return len(h.registry.ForConfig(name)) == 3, fmt.Sprintf("%d handlers registered", len(h.registry.ForConfig(name)))
+	})
+}
+
+// A config whose first Discovery as leader fails keeps calls waiting: a
+// Cluster created meanwhile would run its one-shot BeforeClusterCreate
+// without it. They go on once a Discovery succeeds.
+func TestLeaderSync_CallsWaitUntilTheFirstDiscoverySucceeds(t *testing.T) {
+	ext := startExtension(t)
+	ext.Server.SetFaults("Discovery", sampleextension.Faults{ErrorRate: 1})
+	name := uniqueName("restarting")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
+
+	h := startController(t, rtclient.Options{}, 0)
+	// A second Discovery means the first reconcile has finished.
+	polltest.Eventually(t, eventually, "two failed Discoveries", func() (bool, string) {
+		n := ext.Server.Calls()["Discovery"]
+		return n >= 2, fmt.Sprintf("%d Discovery calls", n)
+	})
+	if err := h.registry.Gate().Err(); !errors.Is(err, registry.ErrNotCurrent) || !strings.Contains(err.Error(), name) {
+		t.Errorf("after %s's Discovery failed: Gate().Err() = %v, want an error naming it", name, err)
+	}
+	ext.Server.ResetFaults()
+	polltest.Eventually(t, eventually, "current once a Discovery succeeds", func() (bool, string) {
+		if err := h.registry.Gate().Err(); err != nil {
+			return false, err.Error()
+		}
+		return len(h.registry.ForConfig(name)) == 3, fmt.Sprintf("%d handlers registered", len(h.registry.ForConfig(name)))
+	})
+}
+
+// listedBefore answers the lists of ExtensionConfigs (warm-up's and the
+// rebuild's as leader) with one taken earlier, as kube-apiserver answers a
+// list that a delete follows before the informer starts; everything else
+// reads kube-apiserver.
+type listedBefore struct {
+	client.Reader
+	snapshot *runtimev1.ExtensionConfigList
+}
+
+func (l *listedBefore) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if into, ok := list.(*runtimev1.ExtensionConfigList); ok {
+		l.snapshot.DeepCopyInto(into)
+		return nil
+	}
+	return l.Reader.List(ctx, list, opts...)
+}
+
+// A config the rebuild as leader listed with no handlers, and deleted
+// before the informer saw it, gets no event: it is reconciled all the same,
+// and calls wait for it no longer than that reconcile.
+func TestLeaderSync_ACallNeverWaitsForAConfigThatIsGone(t *testing.T) {
+	env.Skip(t)
+	name := uniqueName("gone")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: sampleextensiontest.UnreachableURL(t)}, nil)
+	snapshot := &runtimev1.ExtensionConfigList{}
+	if err := env.Client.List(context.Background(), snapshot); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(context.Background(), getExtensionConfig(t, name)); err != nil {
+		t.Fatal(err)
+	}
+
+	h := startControllerWith(t, rtclient.Options{}, 0, harnessOptions{listReader: &listedBefore{Reader: env.Client, snapshot: snapshot}})
+	// Far below the 60 s bound the gate would otherwise wait.
+	polltest.Eventually(t, 10*time.Second, "calls go out", func() (bool, string) {
+		if !h.registry.Gate().IsOpen(registry.Rebuilt) {
+			return false, "not rebuilt yet"
+		}
+		if err := h.registry.Gate().Err(); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
+}
+
+// A standby learns from its informer where each config's calls go: when
+// it takes the lead after a typo in a clientConfig, calls still go to the
+// last clientConfig a Discovery succeeded with. A fresh start after the
+// typo knows only the spec, and registers under it.
+func TestLeaderSync_AStandbyKeepsTheLastProvenClientConfigAcrossATakeover(t *testing.T) {
+	lease := uniqueName("extensionconfig-test")
+	leader := startControllerWith(t, rtclient.Options{}, 0, harnessOptions{leaderElectionID: lease})
+	polltest.Eventually(t, eventually, "the first replica leads", func() (bool, string) {
+		return leader.registry.Gate().IsOpen(registry.Rebuilt), "not yet"
+	})
+	standby := startControllerWith(t, rtclient.Options{}, 0, harnessOptions{leaderElectionID: lease})
+	polltest.Eventually(t, eventually, "the standby warmed up", func() (bool, string) {
+		return standby.registry.Gate().IsOpen(registry.WarmedUp), "not yet"
+	})
+	// Created now, the config is discovered while the standby watches:
+	// only its informer can tell it where calls went.
+	ext := startExtension(t)
+	name := uniqueName("takeover")
+	good := runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}
+	createExtensionConfig(t, name, good, nil)
+	waitDiscovered(t, name, metav1.ConditionTrue)
+
+	typo := runtimev1.ClientConfig{URL: sampleextensiontest.UnreachableURL(t), CABundle: ext.CA}
+	updateExtensionConfig(t, name, func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig = typo })
+	waitDiscovered(t, name, metav1.ConditionFalse, "Discovery failed")
+	leader.stop()
+	polltest.Eventually(t, eventually, "the standby rebuilt the registry as leader", func() (bool, string) {
+		return standby.registry.Gate().IsOpen(registry.Rebuilt), "not yet"
+	})
+	if got := standby.registry.ForConfig(name); len(got) != 3 || got[0].ClientConfig.URL != good.URL {
+		t.Errorf("the new leader registered %+v, want the 3 recorded handlers at %s", got, good.URL)
+	}
+	if err := callDiscoverVariables(t, standby.registry, name); err != nil {
+		t.Errorf("after the takeover, a hook that worked fails: %v", err)
+	}
+
+	fresh := startController(t, rtclient.Options{}, 0)
+	polltest.Eventually(t, eventually, "a fresh start registers under the spec", func() (bool, string) {
+		got := fresh.registry.ForConfig(name)
+		return len(got) == 3 && got[0].ClientConfig.URL == typo.URL, fmt.Sprintf("registered %+v", got)
 	})
 }

@@ -25,6 +25,7 @@ import (
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
@@ -39,6 +40,7 @@ import (
 type warmup struct {
 	reader   client.Reader
 	registry *registry.Registry
+	proven   *provenClientConfigs
 }
 
 var (
@@ -64,16 +66,17 @@ func (w *warmup) Start(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	syncFrom(log, w.registry, list)
+	syncFrom(log, w.registry, w.proven, list)
 	w.registry.Gate().Open(registry.WarmedUp)
 	log.Info("registry warmed up from recorded handlers", "extensionConfigs", len(list.Items), "handlers", w.registry.Len())
 	return nil
 }
 
-// syncFrom makes the registry hold what the listed configs record, and logs
-// the records it could not take.
-func syncFrom(log logr.Logger, reg *registry.Registry, list *runtimev1.ExtensionConfigList) []registration.Change {
-	changes, skipped, unusable := reg.Sync(list.Items)
+// syncFrom makes the registry hold what the listed configs record, each
+// under the last clientConfig known to work, and logs the records it could
+// not take.
+func syncFrom(log logr.Logger, reg *registry.Registry, proven *provenClientConfigs, list *runtimev1.ExtensionConfigList) []registration.Change {
+	changes, skipped, unusable := reg.Sync(proven.servingAll(list.Items))
 	for name, names := range skipped {
 		logSkipped(log, name, names)
 	}
@@ -95,6 +98,9 @@ const firstDiscoveryTimeout = 60 * time.Second
 type leaderSync struct {
 	reader   client.Reader
 	registry *registry.Registry
+	proven   *provenClientConfigs
+	// awaited is the controller's channel for the configs calls wait for.
+	awaited chan<- event.GenericEvent
 }
 
 // NeedLeaderElection is true: it runs on taking the lead.
@@ -121,20 +127,31 @@ func (s *leaderSync) Start(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	changes := syncFrom(log, s.registry, list)
+	changes := syncFrom(log, s.registry, s.proven, list)
 	// A config that records no handlers has none registered: a blocking
 	// hook would pass without it. Cluster API's warm-up discovers it before
-	// any call; calls wait for its first reconcile here.
+	// any call; calls wait for its first successful Discovery here.
 	var undiscovered []string
 	for i := range list.Items {
 		if ext := &list.Items[i]; ext.DeletionTimestamp.IsZero() && len(ext.Status.Handlers) == 0 {
 			undiscovered = append(undiscovered, ext.Name)
 		}
 	}
-	s.registry.Gate().AwaitFirstReconcile(undiscovered, firstDiscoveryTimeout)
+	s.registry.Gate().AwaitFirstDiscovery(undiscovered, firstDiscoveryTimeout)
 	s.registry.Gate().Open(registry.Rebuilt)
 	log.Info("registry rebuilt on taking the lead", "extensionConfigs", len(list.Items), "handlers", s.registry.Len(), "changes", len(changes),
 		"awaitingFirstDiscovery", len(undiscovered))
+	// Each is reconciled even if no event comes for it (deleted since the
+	// list, the informer never sees it), and its reconcile releases it.
+	for _, name := range undiscovered {
+		obj := &runtimev1.ExtensionConfig{}
+		obj.Name = name
+		select {
+		case s.awaited <- event.GenericEvent{Object: obj}:
+		case <-ctx.Done():
+			return nil
+		}
+	}
 	return nil
 }
 

@@ -44,9 +44,9 @@ const (
 
 // Gate is when the registry may be relied on, and the one place that says
 // so. WarmedUp and Rebuilt open on events (Open); extension calls wait for
-// more (Err): Rebuilt, and then the first reconcile as leader of every
-// config the rebuild found with no recorded handlers, for at most the time
-// given to AwaitFirstReconcile. It is safe for concurrent use.
+// more (Err): Rebuilt, and then the first successful Discovery as leader
+// of every config the rebuild found with no recorded handlers, for at most
+// the time given to AwaitFirstDiscovery. It is safe for concurrent use.
 type Gate struct {
 	opened [Rebuilt + 1]chan struct{}
 	once   [Rebuilt + 1]sync.Once
@@ -57,7 +57,8 @@ type Gate struct {
 	cause error
 	// pending are the configs the rebuild found with no recorded handlers
 	// (never discovered, or not since their extension came), until their
-	// first reconcile as leader has tried Discovery or pendingUntil passes.
+	// first Discovery as leader has succeeded, they are gone or can have
+	// no handler, or pendingUntil passes.
 	pending      map[string]bool
 	pendingUntil time.Time
 }
@@ -107,10 +108,12 @@ func (g *Gate) ListFailed(err error) {
 	g.cause = err
 }
 
-// AwaitFirstReconcile makes Err wait, for at most timeout, until each
-// named config has been reconciled (Reconciled) since this replica took
-// the lead.
-func (g *Gate) AwaitFirstReconcile(names []string, timeout time.Duration) {
+// AwaitFirstDiscovery makes Err wait, for at most timeout, until each
+// named config has been discovered (Discovered) since this replica took
+// the lead. A Discovery that fails leaves the config pending: a call made
+// meanwhile would skip a blocking hook of a config this replica never saw
+// answer.
+func (g *Gate) AwaitFirstDiscovery(names []string, timeout time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.pending = make(map[string]bool, len(names))
@@ -120,16 +123,17 @@ func (g *Gate) AwaitFirstReconcile(names []string, timeout time.Duration) {
 	g.pendingUntil = time.Now().Add(timeout)
 }
 
-// Reconciled records that a config's reconcile, whatever its outcome, has
-// run as leader.
-func (g *Gate) Reconciled(extensionConfig string) {
+// Discovered records that a config's Discovery has succeeded as leader,
+// or that there is nothing to wait for: the config is gone, being deleted,
+// paused, another manager's, or its namespaceSelector admits nothing.
+func (g *Gate) Discovered(extensionConfig string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.pending, extensionConfig)
 }
 
 // Err returns nil once extension calls may go out: Rebuilt is open and
-// every config AwaitFirstReconcile named has been reconciled or its time
+// every config AwaitFirstDiscovery named has been discovered or its time
 // is up. Otherwise it returns an error wrapping ErrNotCurrent that names
 // what the gate waits for: the list that failed, or the configs. A call
 // made before could skip a hook whose config this replica never saw, or

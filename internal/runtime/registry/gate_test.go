@@ -41,7 +41,7 @@ func TestGate_WarmedUpOnlyAfterOpen(t *testing.T) {
 	<-g.Done(WarmedUp)
 }
 
-// After the rebuild as leader, calls wait for the first reconcile of each
+// After the rebuild as leader, calls wait for the first Discovery of each
 // config that records no handlers, naming them, but never past the
 // timeout; a list that failed is named until the rebuild is done.
 func TestGate_ErrNamesWhatItWaitsFor(t *testing.T) {
@@ -54,22 +54,22 @@ func TestGate_ErrNamesWhatItWaitsFor(t *testing.T) {
 	if err := g.Err(); !errors.Is(err, refused) {
 		t.Errorf("after a refused list: %v, want it named", err)
 	}
-	g.AwaitFirstReconcile([]string{"b", "a"}, time.Hour)
+	g.AwaitFirstDiscovery([]string{"b", "a"}, time.Hour)
 	g.Open(Rebuilt)
 	err := g.Err()
 	if !errors.Is(err, ErrNotCurrent) || errors.Is(err, refused) || !strings.Contains(err.Error(), "a, b") {
-		t.Errorf("while a and b await their first reconcile: %v", err)
+		t.Errorf("while a and b await their first Discovery: %v", err)
 	}
-	g.Reconciled("a")
-	g.Reconciled("unknown")
+	g.Discovered("a")
+	g.Discovered("unknown")
 	if err := g.Err(); err == nil || strings.Contains(err.Error(), "a,") || !strings.Contains(err.Error(), "b") {
-		t.Errorf("while b awaits its first reconcile: %v", err)
+		t.Errorf("while b awaits its first Discovery: %v", err)
 	}
-	g.Reconciled("b")
+	g.Discovered("b")
 	if err := g.Err(); err != nil {
-		t.Errorf("once every config was reconciled: %v", err)
+		t.Errorf("once every config was discovered: %v", err)
 	}
-	g.AwaitFirstReconcile([]string{"c"}, -time.Second)
+	g.AwaitFirstDiscovery([]string{"c"}, -time.Second)
 	if err := g.Err(); err != nil {
 		t.Errorf("past the timeout: %v", err)
 	}
