@@ -399,7 +399,7 @@ func (r *Reconciler) notOwnInjection(e event.UpdateEvent) bool {
 	}
 	oldSpec := oldExt.Spec.DeepCopy()
 	oldSpec.ClientConfig.CABundle = newExt.Spec.ClientConfig.CABundle
-	if !equality.Semantic.DeepEqual(*oldSpec, newExt.Spec) || !equality.Semantic.DeepEqual(oldExt.Annotations, newExt.Annotations) {
+	if !equality.Semantic.DeepEqual(*oldSpec, newExt.Spec) || metadataChanged(oldExt, newExt) {
 		return true
 	}
 	r.injecting.CompareAndDelete(newExt.Name, injected)

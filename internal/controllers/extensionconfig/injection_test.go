@@ -40,8 +40,12 @@ func TestNotOwnInjection(t *testing.T) {
 	}{
 		{name: "our bundle and nothing else", injecting: map[string][]byte{"ext": ours}, newCA: ours},
 		{name: "our bundle replacing an older one", injecting: map[string][]byte{"ext": ours}, oldCA: theirs, newCA: ours},
-		{name: "our bundle with a label change: labels reach no call", injecting: map[string][]byte{"ext": ours}, newCA: ours,
+		// A relist merges our write with a user's: Cluster API discovers
+		// on the user's label or finalizer change, and so do we.
+		{name: "our bundle with a label change", injecting: map[string][]byte{"ext": ours}, newCA: ours, wantPass: true,
 			change: func(e *runtimev1.ExtensionConfig) { e.Labels = map[string]string{"team": "a"} }},
+		{name: "our bundle with a finalizer change", injecting: map[string][]byte{"ext": ours}, newCA: ours, wantPass: true,
+			change: func(e *runtimev1.ExtensionConfig) { e.Finalizers = []string{"example.com/keep"} }},
 		{name: "nothing injected", newCA: ours, wantPass: true},
 		{name: "an injection into another config", injecting: map[string][]byte{"other": ours}, newCA: ours, wantPass: true},
 		{name: "a bundle not ours", injecting: map[string][]byte{"ext": ours}, newCA: theirs, wantPass: true},
