@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capiflow"
@@ -83,7 +85,7 @@ func TestFlow_ClusterAPIsProvisioningFlowPassesWithItsOwnProviders(t *testing.T)
 	binDir := capimanagement.Require(t)
 	results := map[string]*capiflow.Result{}
 	for _, m := range managers(t, binDir) {
-		if !t.Run(m.name, func(t *testing.T) { results[m.name] = runFlow(t, binDir, m) }) {
+		if !t.Run(m.name, func(t *testing.T) { results[m.name] = runFlow(t, binDir, m, nil) }) {
 			return
 		}
 		t.Logf("%s", results[m.name].Summary())
@@ -93,7 +95,13 @@ func TestFlow_ClusterAPIsProvisioningFlowPassesWithItsOwnProviders(t *testing.T)
 	}
 }
 
-func runFlow(t *testing.T, binDir string, m managerUnderTest) *capiflow.Result {
+// beforeStep is called before the flow's upgrade, scale and delete steps
+// with a cluster-admin of the management cluster.
+type beforeStep func(ctx context.Context, c client.Client, step string)
+
+// runFlow runs the flow under m, calling before, when set, before the
+// upgrade, scale and delete steps.
+func runFlow(t *testing.T, binDir string, m managerUnderTest, before beforeStep) *capiflow.Result {
 	ctx, cancel := context.WithTimeout(context.Background(), flowTimeout)
 	t.Cleanup(cancel)
 	dir := t.TempDir()
@@ -112,5 +120,9 @@ func runFlow(t *testing.T, binDir string, m managerUnderTest) *capiflow.Result {
 			}
 		}
 	})
-	return capiflow.Run(ctx, t, mgmt, capiflow.Options{Manager: m.name, Client: mgmt.Client, BinDir: binDir})
+	o := capiflow.Options{Manager: m.name, Client: mgmt.Client, BinDir: binDir}
+	if before != nil {
+		o.Before = func(step string) { before(ctx, mgmt.Client, step) }
+	}
+	return capiflow.Run(ctx, t, mgmt, o)
 }
