@@ -211,7 +211,7 @@ func TestSoak_CacheStaysBoundedAndEmptiesWhenHandlersGo(t *testing.T) {
 
 // TestProperty_EveryStatusEqualsAFreshControllers runs a short property
 // drill: random events, every other round one where Discovery of configs
-// fails while their settings, CA or URL change, and after each round a
+// fails while their settings or CA change, and after each round a
 // fresh controller that must find nothing to write. PROPERTY_SEED repeats
 // a run.
 func TestProperty_EveryStatusEqualsAFreshControllers(t *testing.T) {

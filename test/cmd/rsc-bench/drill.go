@@ -70,7 +70,7 @@ func runDrill(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Uint64Var(&o.property.Seed, "property-seed", 0, "Seed of the property drill's events (0: from the clock); printed, so a failure can be repeated.")
 	fs.DurationVar(&o.property.Duration, "property-duration", o.property.Duration, "How long the property drill's rounds keep coming.")
 	fs.IntVar(&o.property.ClusterClasses, "property-cluster-classes", o.property.ClusterClasses, "ClusterClasses of the property drill.")
-	fs.IntVar(&o.property.FailureRoundEvery, "property-failure-round-every", o.property.FailureRoundEvery, "Every n-th round of the property drill makes Discovery of a config fail and changes the settings, CA or URL of configs whose Discovery fails (0: none).")
+	fs.IntVar(&o.property.FailureRoundEvery, "property-failure-round-every", o.property.FailureRoundEvery, "Every n-th round of the property drill makes Discovery of a config fail and changes the settings or CA of configs whose Discovery fails (0: none).")
 	fs.StringVar(&o.localDir, "local-dir", filepath.Join(".local", "drill"), "Data directory of the drills' control plane and the drop-in's logs; wiped at start.")
 	fs.StringVar(&o.binDir, "bin-dir", "", "Directory with etcd, kube-apiserver and Cluster API's CRDs (capi-baseline-crds, from make capi-baseline); defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
 	fs.StringVar(&o.out, "out", "drill-results", "Directory for report.txt and report.json.")
