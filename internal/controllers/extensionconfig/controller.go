@@ -46,6 +46,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/backoff"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
@@ -128,7 +129,8 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 
 // SetupWithManager registers the controller, its Secret index and watch,
-// and the warm-up runnable.
+// and the warm-up runnable. The controller retries with package backoff's
+// rate limiter, whatever options.RateLimiter holds.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	metrics.Register()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &runtimev1.ExtensionConfig{}, caSecretIndex, caSecretKeys); err != nil {
@@ -150,6 +152,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	// none, nor call anything.
 	events := builder.WithPredicates(r.everyChangePredicate())
 	r.awaited = make(chan event.GenericEvent)
+	// Resyncs pass no event, so backoff alone brings a failed Discovery
+	// back: capped, it does within a minute of the extension's return.
+	options.RateLimiter = backoff.RateLimiter()
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("extensionconfig").
 		WithOptions(options).
