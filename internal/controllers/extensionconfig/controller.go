@@ -301,8 +301,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			// and its event, taken for our own, dropped.
 			return ctrl.Result{}, caErr
 		}
-		// The Secret watch brings us back when the Secret appears or changes.
-		return ctrl.Result{}, nil
+		// The Secret watch brings us back when the Secret appears or changes,
+		// if it can see it: with --namespace it sees no other namespace.
+		return ctrl.Result{RequeueAfter: userfacing.MaxRetryDelay}, nil
 	}
 	return r.reconcileDiscovery(ctx, ext)
 }

@@ -23,10 +23,13 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -134,4 +137,52 @@ func TestReconcile_AnExtensionBackAfterManyFailuresIsDiscoveredWithinTheCap(t *t
 		return false, "no Discovered condition"
 	})
 	t.Logf("discovered again %v after the extension came back", time.Since(healed).Round(time.Second))
+}
+
+// A CA Secret in a namespace the Secret watch cannot see (the drop-in's
+// --namespace) is read within userfacing.MaxRetryDelay of its creation:
+// a missing Secret is retried, not left to the watch.
+func TestReconcile_ACASecretTheWatchCannotSeeIsInjectedWithinTheCap(t *testing.T) {
+	watched := env.Namespace(t, nil)
+	h := startControllerWith(t, rtclient.Options{}, 0, harnessOptions{
+		cache: ctrlcache.Options{ByObject: map[client.Object]ctrlcache.ByObject{
+			&corev1.Secret{}: {Namespaces: map[string]ctrlcache.Config{watched: {}}},
+		}},
+	})
+	ext := startExtension(t)
+	ns := env.Namespace(t, nil)
+	name := uniqueName("unwatched-ca")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL},
+		map[string]string{runtimev1.InjectCAFromSecretAnnotation: ns + "/extension-ca"})
+	waitDiscovered(t, name, metav1.ConditionFalse, ns+"/extension-ca", "does not exist")
+	// Nothing queued before the Secret exists reconciles it after: only a
+	// retry can.
+	afterQueuedEvents(t)
+
+	if err := env.Client.Create(context.Background(), &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "extension-ca"},
+		Data:       map[string][]byte{"ca.crt": ext.CA},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	created := time.Now()
+	// The watch cannot see it: only a retry can bring the config back.
+	secrets := &metav1.PartialObjectMetadataList{}
+	secrets.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	if err := h.mgr.GetCache().List(context.Background(), secrets, client.InNamespace(ns)); err == nil && len(secrets.Items) != 0 {
+		t.Fatalf("the Secret watch sees %d Secrets in %s: the test proves nothing", len(secrets.Items), ns)
+	}
+	polltest.Eventually(t, recovery, name+" discovered with the Secret's CA", func() (bool, string) {
+		got := getExtensionConfig(t, name)
+		if string(got.Spec.ClientConfig.CABundle) != string(ext.CA) {
+			return false, "caBundle not injected"
+		}
+		for _, c := range got.Status.Conditions {
+			if c.Type == runtimev1.ExtensionConfigDiscoveredCondition {
+				return c.Status == metav1.ConditionTrue, "Discovered=" + string(c.Status) + ": " + c.Message
+			}
+		}
+		return false, "no Discovered condition"
+	})
+	t.Logf("injected and discovered %v after the Secret was created", time.Since(created).Round(time.Second))
 }
