@@ -129,7 +129,8 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 
 // SetupWithManager registers the controller, its Secret index and watch,
-// and the warm-up runnable. The controller retries with package backoff's
+// the warm-up runnable, and, on every replica, the response cache's max
+// ages from the informer. The controller retries with package backoff's
 // rate limiter, whatever options.RateLimiter holds.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	metrics.Register()
@@ -164,6 +165,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build extensionconfig controller: %w", err)
+	}
+	if err := r.followResponseCacheMaxAges(ctx, mgr.GetCache()); err != nil {
+		return err
 	}
 	if err := mgr.Add(&provenObserver{cache: mgr.GetCache(), proven: &r.proven}); err != nil {
 		return err
