@@ -17,17 +17,14 @@ limitations under the License.
 package main
 
 import (
-	"context"
-	"reflect"
 	"strconv"
 	"testing"
 	"time"
 
-	"k8s.io/client-go/util/workqueue"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/backoff"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/logcap"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/readmetest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
@@ -78,30 +75,20 @@ func TestRELIABILITY_FiguresAreTheConstants(t *testing.T) {
 	}
 }
 
-// The retry backoff RELIABILITY.md derives its bounds from is
-// controller-runtime's default for a controller's priority queue, which
-// the managers leave as it is: per item, from a first delay doubling to a
-// cap, with no overall rate limit on top.
-func TestRELIABILITY_RetryBackoffIsControllerRuntimesDefault(t *testing.T) {
-	got := readmetest.Figures(t, readmetest.DocText(t, "RELIABILITY.md"), "priority queue retries a failed ClusterClass after (\\d+ ms), doubling to (\\d+ s), and keeps no overall rate limit")
+// The retry backoff RELIABILITY.md derives its bounds from is our two
+// controllers' (package backoff): per item, from a first delay doubling
+// to a cap, with no overall rate limit on top.
+func TestRELIABILITY_RetryBackoffIsOurControllers(t *testing.T) {
+	got := readmetest.Figures(t, readmetest.DocText(t, "RELIABILITY.md"),
+		"our two controllers retry a failed ClusterClass or ExtensionConfig after (\\d+ ms), doubling to (\\d+ s), and keep no overall rate limit")
+	if len(got) != 1 {
+		t.Fatalf("RELIABILITY.md states our controllers' backoff %d times, want once", len(got))
+	}
 	first, limit := readmetest.FigureAs(t, got[0][0], time.Duration(0)).(time.Duration), readmetest.FigureAs(t, got[0][1], time.Duration(0)).(time.Duration)
-
-	c, err := controller.NewUnmanaged("reliability", controller.Options{
-		Reconciler: reconcile.Func(func(_ context.Context, _ reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
-	})
-	if err != nil {
-		t.Fatal(err)
+	if limit != userfacing.MaxRetryDelay {
+		t.Errorf("RELIABILITY.md caps the backoff at %v, userfacing.MaxRetryDelay is %v", limit, userfacing.MaxRetryDelay)
 	}
-	// The defaulted limiter is an exported field of controller-runtime's
-	// internal controller type.
-	field := reflect.ValueOf(c).Elem().FieldByName("RateLimiter")
-	if !field.IsValid() {
-		t.Fatalf("%T has no RateLimiter field", c)
-	}
-	limiter, ok := field.Interface().(workqueue.TypedRateLimiter[reconcile.Request])
-	if !ok || limiter == nil {
-		t.Fatalf("RateLimiter is %T", field.Interface())
-	}
+	limiter := backoff.RateLimiter()
 	// An overall rate limit would delay the first retry of some of many
 	// items beyond the first delay.
 	for i := range 1000 {

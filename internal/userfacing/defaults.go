@@ -40,6 +40,17 @@ const (
 // deliberate, longer interval costs a few calls per hour per extension.
 const DefaultRediscoveryInterval = 10 * time.Minute
 
+// MaxRetryDelay is the longest our two controllers wait before they retry
+// a reconcile that failed, however often it failed before: a failed
+// Discovery or DiscoverVariables, and a CA Secret that is missing or has
+// no ca.crt, which a watch may never report (with --namespace it sees no
+// other namespace). So an extension that comes back is used again within
+// a minute of it, whatever the length of the outage. controller-runtime's
+// own backoff doubles from 5 ms to 1000 s, about 17 minutes; Cluster API
+// retries at every resync (--sync-period, 10 minutes). A reconcile that
+// keeps failing costs one try a minute.
+const MaxRetryDelay = time.Minute
+
 // Defaults of the cache of DiscoverVariables answers.
 const (
 	// DefaultVariablesCacheMaxAge is how long Cluster API's ClusterClass

@@ -276,7 +276,9 @@ func (c *Client) CallExtension(ctx context.Context, hook runtimecatalog.Hook, fo
 	}
 	admitted, err := c.admits(ctx, h.NamespaceSelector, forObject.GetNamespace())
 	if err != nil {
-		return fmt.Errorf("failed to call extension handler %q", name)
+		// Cluster API's CallExtension drops the cause here; its
+		// GetAllExtensions, and ours, say it, and so does this.
+		return fmt.Errorf("failed to call extension handler %q: %w", name, err)
 	}
 	if !admitted {
 		return fmt.Errorf("failed to call extension handler %q: namespaceSelector did not match object %s", name, util.ObjectKey(forObject))

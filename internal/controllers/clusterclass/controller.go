@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/backoff"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
@@ -84,7 +85,9 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // SetupWithManager registers the controller. The ClusterClass indexes of
-// extensionindex must already be registered with the manager.
+// extensionindex must already be registered with the manager. The
+// controller retries with package backoff's rate limiter, whatever
+// options.RateLimiter holds.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Options) error {
 	metrics.Register()
 	mapper := extensionindex.Mapper{Reader: mgr.GetCache(), Applied: r.admissions.lookup}
@@ -95,6 +98,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, options controller.Optio
 	if err := mgr.Add(registrations); err != nil {
 		return fmt.Errorf("add registration events: %w", err)
 	}
+	// Nothing but backoff brings back a ClusterClass whose DiscoverVariables
+	// failed (resyncs enqueue nothing): capped, it is retried within a
+	// minute of the extension's return.
+	options.RateLimiter = backoff.RateLimiter()
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("clusterclass").
 		WithOptions(options).

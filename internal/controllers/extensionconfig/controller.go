@@ -46,6 +46,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/backoff"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/metrics"
@@ -128,7 +129,9 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 
 // SetupWithManager registers the controller, its Secret index and watch,
-// and the warm-up runnable.
+// the warm-up runnable, and, on every replica, the response cache's max
+// ages from the informer. The controller retries with package backoff's
+// rate limiter, whatever options.RateLimiter holds.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	metrics.Register()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &runtimev1.ExtensionConfig{}, caSecretIndex, caSecretKeys); err != nil {
@@ -150,6 +153,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	// none, nor call anything.
 	events := builder.WithPredicates(r.everyChangePredicate())
 	r.awaited = make(chan event.GenericEvent)
+	// Resyncs pass no event, so backoff alone brings a failed Discovery
+	// back: capped, it does within a minute of the extension's return.
+	options.RateLimiter = backoff.RateLimiter()
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("extensionconfig").
 		WithOptions(options).
@@ -159,6 +165,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build extensionconfig controller: %w", err)
+	}
+	if err := r.followResponseCacheMaxAges(ctx, mgr.GetCache()); err != nil {
+		return err
 	}
 	if err := mgr.Add(&provenObserver{cache: mgr.GetCache(), proven: &r.proven}); err != nil {
 		return err
@@ -296,8 +305,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			// and its event, taken for our own, dropped.
 			return ctrl.Result{}, caErr
 		}
-		// The Secret watch brings us back when the Secret appears or changes.
-		return ctrl.Result{}, nil
+		// The Secret watch brings us back when the Secret appears or changes,
+		// if it can see it: with --namespace it sees no other namespace.
+		return ctrl.Result{RequeueAfter: userfacing.MaxRetryDelay}, nil
 	}
 	return r.reconcileDiscovery(ctx, ext)
 }

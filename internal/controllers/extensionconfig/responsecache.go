@@ -17,14 +17,19 @@ limitations under the License.
 package extensionconfig
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
@@ -49,6 +54,59 @@ func parseResponseCacheMaxAge(annotations map[string]string) (maxAge time.Durati
 	return maxAge, true, nil
 }
 
+// responseCacheMaxAge is how long the response cache may reuse ext's
+// answers: its annotation's duration, or zero (nothing cached) for a
+// config that is another manager's (watchFilterValue), paused, being
+// deleted, or whose annotation is absent or not a positive duration. The
+// informer of every replica and the leader's reconcile both read it, so
+// that they agree.
+func responseCacheMaxAge(ext *runtimev1.ExtensionConfig, watchFilterValue string) time.Duration {
+	if !watchfilter.Matches(ext, watchFilterValue) || !ext.DeletionTimestamp.IsZero() {
+		return 0
+	}
+	if _, paused := ext.Annotations[clusterv1.PausedAnnotation]; paused {
+		return 0
+	}
+	maxAge, _, err := parseResponseCacheMaxAge(ext.Annotations)
+	if err != nil {
+		return 0
+	}
+	return maxAge
+}
+
+// followResponseCacheMaxAges gives the response cache each config's max
+// age from the manager's informer, which runs on every replica: a standby
+// knows them before it takes the lead, so that the first topology pass
+// after a takeover is answered from the cache as before it, not sent in
+// full to every extension until the reconciles catch up.
+func (r *Reconciler) followResponseCacheMaxAges(ctx context.Context, informers ctrlcache.Informers) error {
+	informer, err := informers.GetInformer(ctx, &runtimev1.ExtensionConfig{})
+	if err != nil {
+		return fmt.Errorf("get the ExtensionConfig informer: %w", err)
+	}
+	set := func(obj any) {
+		if ext, ok := obj.(*runtimev1.ExtensionConfig); ok {
+			r.ResponseCache.SetMaxAge(ext.Name, responseCacheMaxAge(ext, r.WatchFilterValue))
+		}
+	}
+	_, err = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    set,
+		UpdateFunc: func(_, obj any) { set(obj) },
+		DeleteFunc: func(obj any) {
+			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = tombstone.Obj
+			}
+			if ext, ok := obj.(*runtimev1.ExtensionConfig); ok {
+				r.ResponseCache.SetMaxAge(ext.Name, 0)
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("follow ExtensionConfigs for the response cache: %w", err)
+	}
+	return nil
+}
+
 // forgetConfig drops what this reconciler keeps for a config it no longer
 // reconciles (gone, paused or another manager's): its last Discovery and
 // its response caching, as for a controller started now.
@@ -57,28 +115,25 @@ func (r *Reconciler) forgetConfig(extensionConfig string) {
 	r.ResponseCache.SetMaxAge(extensionConfig, 0)
 }
 
-// reconcileResponseCache gives the policy the config's max age and
-// reports it in userfacing.ResponsesCachedCondition. Nothing is called: the annotation
+// reconcileResponseCache gives the policy the config's max age, as every
+// replica's informer does (responseCacheMaxAge), and reports it in userfacing.ResponsesCachedCondition. Nothing is called: the annotation
 // changes no Discovery answer. A paused config caches nothing, and says so
 // rather than keep a condition that promised answers from memory.
 func (r *Reconciler) reconcileResponseCache(ext *runtimev1.ExtensionConfig, paused bool) {
+	r.ResponseCache.SetMaxAge(ext.Name, responseCacheMaxAge(ext, r.WatchFilterValue))
 	maxAge, present, err := parseResponseCacheMaxAge(ext.Annotations)
 	switch {
 	case !present:
-		r.ResponseCache.SetMaxAge(ext.Name, 0)
 		conditions := ext.GetConditions()
 		meta.RemoveStatusCondition(&conditions, userfacing.ResponsesCachedCondition)
 		ext.SetConditions(conditions)
 	case paused:
-		r.ResponseCache.SetMaxAge(ext.Name, 0)
 		objstatus.SetCondition(ext, userfacing.ResponsesCachedCondition, metav1.ConditionFalse, userfacing.ResponseCachePausedReason,
 			"the ExtensionConfig is paused: GeneratePatches and ValidateTopology answers are not cached until it is unpaused")
 	case err != nil:
-		r.ResponseCache.SetMaxAge(ext.Name, 0)
 		objstatus.SetCondition(ext, userfacing.ResponsesCachedCondition, metav1.ConditionFalse, userfacing.InvalidResponseCacheMaxAgeReason,
 			err.Error()+": GeneratePatches and ValidateTopology answers are not cached; set a duration or remove the annotation")
 	default:
-		r.ResponseCache.SetMaxAge(ext.Name, maxAge)
 		objstatus.SetCondition(ext, userfacing.ResponsesCachedCondition, metav1.ConditionTrue, userfacing.ResponsesCachedReason,
 			fmt.Sprintf("GeneratePatches and ValidateTopology answers are reused for up to %s (annotation %s)", maxAge, userfacing.ResponseCacheMaxAgeAnnotation))
 	}
