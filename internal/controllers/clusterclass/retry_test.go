@@ -77,14 +77,7 @@ func TestSetupWithManager_RetriesWithinTheCapHoweverOftenAReconcileFailed(t *tes
 		t.Fatal(err)
 	}
 	managertest.Run(t, ctx, cancel, mgr)
-	select {
-	case limiter := <-limiters:
-		if got := queuetest.DelayAfter(limiter, 30); got > userfacing.MaxRetryDelay {
-			t.Errorf("after 30 failed reconciles the next waits %v, want at most %v", got, userfacing.MaxRetryDelay)
-		}
-	case <-time.After(eventually):
-		t.Fatal("the controller built no queue")
-	}
+	queuetest.ExpectCapped(t, limiters, 30, userfacing.MaxRetryDelay, eventually)
 }
 
 // A ClusterClass whose extension comes back after a long outage publishes

@@ -93,6 +93,8 @@ type harnessOptions struct {
 	// leaderElectionID, when set, makes the manager a replica that runs
 	// the controllers only while it holds this Lease.
 	leaderElectionID string
+	// controller is the controller's options (names are never checked).
+	controller controller.Options
 }
 
 // startControllerWith is startController with more settings.
@@ -144,7 +146,8 @@ func startControllerWith(t *testing.T, clientOpts rtclient.Options, rediscovery 
 		r.SecretMetadata = mgr.GetCache()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := r.SetupWithManager(ctx, mgr, controller.Options{SkipNameValidation: ptr.To(true)}); err != nil {
+	o.controller.SkipNameValidation = ptr.To(true)
+	if err := r.SetupWithManager(ctx, mgr, o.controller); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

@@ -25,20 +25,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/registry"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/queuetest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
-	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/shutdownhang"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 )
 
@@ -54,42 +49,9 @@ const recovery = userfacing.MaxRetryDelay + 30*time.Second
 // However often a config's reconcile failed, the controller's queue tries
 // it again within userfacing.MaxRetryDelay.
 func TestSetupWithManager_RetriesWithinTheCapHoweverOftenAReconcileFailed(t *testing.T) {
-	env.Skip(t)
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc, err := rtclient.New(rtclient.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Discoverer: rc, Registry: registry.New(),
-		SecretMetadata: mgr.GetCache(), ResponseCache: &maxAges{got: map[string]time.Duration{}},
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	options, limiters := queuetest.Capture(controller.Options{SkipNameValidation: ptr.To(true)})
-	if err := r.SetupWithManager(ctx, mgr, options); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	hangs := shutdownhang.Watch()
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		hangs.Check(t, <-done)
-	})
-	select {
-	case limiter := <-limiters:
-		if got := queuetest.DelayAfter(limiter, 30); got > userfacing.MaxRetryDelay {
-			t.Errorf("after 30 failed reconciles the next waits %v, want at most %v", got, userfacing.MaxRetryDelay)
-		}
-	case <-time.After(eventually):
-		t.Fatal("the controller built no queue")
-	}
+	options, limiters := queuetest.Capture(controller.Options{})
+	startControllerWith(t, rtclient.Options{}, 0, harnessOptions{controller: options})
+	queuetest.ExpectCapped(t, limiters, 30, userfacing.MaxRetryDelay, eventually)
 }
 
 // failDiscoveries makes the config's next reconciles fail, one event each,

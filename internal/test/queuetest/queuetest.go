@@ -20,6 +20,7 @@ package queuetest
 
 import (
 	"fmt"
+	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -54,4 +55,19 @@ func DelayAfter(limiter RateLimiter, n int) time.Duration {
 	}
 	limiter.Forget(item)
 	return delay
+}
+
+// ExpectCapped fails t unless the controller builds its queue within
+// timeout, with a rate limiter that makes an item that failed n times in
+// a row wait at most limit.
+func ExpectCapped(t testing.TB, limiters <-chan RateLimiter, n int, limit, timeout time.Duration) {
+	t.Helper()
+	select {
+	case limiter := <-limiters:
+		if got := DelayAfter(limiter, n); got > limit {
+			t.Errorf("after %d failed reconciles the next waits %v, want at most %v", n, got, limit)
+		}
+	case <-time.After(timeout):
+		t.Fatal("the controller built no queue")
+	}
 }
