@@ -29,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
@@ -216,12 +217,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	ext := &runtimev1.ExtensionConfig{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ext); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.forgetDeleted(req.NamespacedName)
-			log.V(4).Info("ExtensionConfig gone: handlers unregistered")
-			return ctrl.Result{}, nil
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, err
 		}
-		return ctrl.Result{}, err
+		// The rebuild's live list enqueues names the cache may not hold
+		// yet (its watch reconnecting): only kube-apiserver says gone.
+		if err := r.APIReader.Get(ctx, req.NamespacedName, ext); !apierrors.IsNotFound(err) {
+			if err == nil {
+				err = fmt.Errorf("ExtensionConfig %s exists, and the cache has not seen it yet", req.Name)
+			}
+			return ctrl.Result{}, err
+		}
+		r.forgetDeleted(req.NamespacedName)
+		log.V(4).Info("ExtensionConfig gone: handlers unregistered")
+		return ctrl.Result{}, nil
 	}
 	if err := r.fresh(ctx, ext); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -258,6 +267,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			return
 		}
 		r.settle(ext)
+		// Calls waiting for this config go on once status records what
+		// its Discovery found: before, a failed write would take its
+		// handlers back out of the registry with the gate open.
+		if meta.IsStatusConditionTrue(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition) {
+			r.Registry.Gate().Discovered(ext.Name)
+		}
 	}()
 
 	if objstatus.SetPaused(ext, "ExtensionConfig") {
@@ -266,8 +281,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		r.forgetConfig(ext.Name)
 		r.Registry.Gate().Discovered(ext.Name)
 		r.reconcileResponseCache(ext, true)
-		// A fresh start registers what status records under the spec as
-		// it is, paused or not; so does a change made while paused.
+		// A fresh start registers what status records, paused or not; so
+		// does a change of settings or selector made while paused (a new
+		// clientConfig still waits for a Discovery that works with it).
 		return ctrl.Result{}, r.registerRecorded(ctx, ext)
 	}
 	retryCA, caErr := r.reconcileCABundle(ctx, ext)
@@ -428,7 +444,6 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 		// handlers status already records.
 		log.V(4).Info("Discovery skipped: its endpoint and CA are as they were for the last one", "nextDiscoveryIn", remaining)
 		markDiscovered(ext)
-		r.Registry.Gate().Discovered(ext.Name)
 		return ctrl.Result{RequeueAfter: remaining}, nil
 	}
 	started := time.Now()
@@ -453,7 +468,6 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, ext *runtimev1.Exte
 		return ctrl.Result{}, err
 	}
 	r.discovered.Store(ext.Name, discoveryOf(ext, started))
-	r.Registry.Gate().Discovered(ext.Name)
 	return ctrl.Result{RequeueAfter: interval}, nil
 }
 

@@ -200,6 +200,9 @@ func waitDiscovered(t *testing.T, name string, status metav1.ConditionStatus, me
 		if c.Status != status {
 			return false, "Discovered=" + string(c.Status) + ": " + c.Message
 		}
+		if c.ObservedGeneration != ext.Generation {
+			return false, fmt.Sprintf("Discovered observes generation %d of %d", c.ObservedGeneration, ext.Generation)
+		}
 		for _, part := range messageParts {
 			if !strings.Contains(c.Message, part) {
 				return false, "message " + c.Message + " lacks " + part

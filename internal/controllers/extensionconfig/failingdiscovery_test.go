@@ -26,10 +26,15 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimehooksv1 "sigs.k8s.io/cluster-api/api/runtime/hooks/v1alpha1"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rtclient "github.com/runtime-sdk-controller/runtime-sdk-controller/internal/runtime/client"
@@ -140,10 +145,10 @@ func TestReconcile_ANewClientConfigServesOnlyOnceDiscoverySucceedsWithIt(t *test
 	}{
 		{"settings", func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"tier": "gold"} }, "Discovery failed", true},
 		{"CA of another authority", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = otherCA }, "certificate", false},
-		{"CA that is not PEM", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = []byte("not a certificate") }, "Discovery failed", false},
+		{"CA that is not PEM", func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = []byte("not a certificate") }, "no PEM certificate", false},
 		{"URL with a wrong port", func(e *runtimev1.ExtensionConfig) {
 			e.Spec.ClientConfig = runtimev1.ClientConfig{URL: sampleextensiontest.UnreachableURL(t), CABundle: ext.CA}
-		}, "Discovery failed", false},
+		}, "unreachable", false},
 	}
 	for _, step := range steps {
 		changesBefore := log.total()
@@ -335,8 +340,8 @@ func TestLeaderSync_ACallNeverWaitsForAConfigThatIsGone(t *testing.T) {
 	}
 
 	h := startControllerWith(t, rtclient.Options{}, 0, harnessOptions{listReader: &listedBefore{Reader: env.Client, snapshot: snapshot}})
-	// Far below the 60 s bound the gate would otherwise wait.
-	polltest.Eventually(t, 10*time.Second, "calls go out", func() (bool, string) {
+	// Well below the 60 s bound the gate would otherwise wait.
+	polltest.Eventually(t, 20*time.Second, "calls go out", func() (bool, string) {
 		if !h.registry.Gate().IsOpen(registry.Rebuilt) {
 			return false, "not rebuilt yet"
 		}
@@ -388,4 +393,122 @@ func TestLeaderSync_AStandbyKeepsTheLastProvenClientConfigAcrossATakeover(t *tes
 		got := fresh.registry.ForConfig(name)
 		return len(got) == 3 && got[0].ClientConfig.URL == typo.URL, fmt.Sprintf("registered %+v", got)
 	})
+}
+
+// A config that records no handlers but that no Discovery will run for (it
+// is paused, another manager's, or its namespaceSelector is invalid) holds
+// no call up: it can have no handler to skip.
+func TestLeaderSync_CallsNeverWaitForAConfigNoDiscoveryRunsFor(t *testing.T) {
+	env.Skip(t)
+	unreachable := runtimev1.ClientConfig{URL: sampleextensiontest.UnreachableURL(t)}
+	const ours = "ours"
+	configs := []*runtimev1.ExtensionConfig{
+		{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("paused"), Labels: map[string]string{clusterv1.WatchLabel: ours},
+			Annotations: map[string]string{clusterv1.PausedAnnotation: ""}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("another-managers"), Labels: map[string]string{clusterv1.WatchLabel: "theirs"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("invalid-selector"), Labels: map[string]string{clusterv1.WatchLabel: ours}},
+			Spec: runtimev1.ExtensionConfigSpec{NamespaceSelector: &metav1.LabelSelector{
+				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpIn}},
+			}}},
+	}
+	for _, ext := range configs {
+		ext.Spec.ClientConfig = unreachable
+		env.CreateExtensionConfig(t, ext)
+	}
+
+	h := startControllerWith(t, rtclient.Options{}, 0, harnessOptions{watchFilter: ours})
+	// Well below the 60 s bound the gate would otherwise wait.
+	polltest.Eventually(t, 20*time.Second, "calls go out", func() (bool, string) {
+		if !h.registry.Gate().IsOpen(registry.Rebuilt) {
+			return false, "not rebuilt yet"
+		}
+		if err := h.registry.Gate().Err(); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
+	waitDiscovered(t, configs[2].Name, metav1.ConditionFalse, "spec.namespaceSelector is invalid")
+}
+
+// The rebuild lists live, and enqueues a config its cache may not hold
+// yet (the watch reconnecting after kube-apiserver restarted): the cache's
+// NotFound is not taken for gone, and calls keep waiting for the config.
+func TestLeaderSync_ACallWaitsForAConfigTheCacheHasNotSeen(t *testing.T) {
+	env.Skip(t)
+	name := uniqueName("unseen")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: sampleextensiontest.UnreachableURL(t)}, nil)
+	// A cache that sees only labelled configs stands for one whose watch
+	// has not delivered this config yet.
+	visible, err := labels.Parse("rsc.test/visible=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := startControllerWith(t, rtclient.Options{}, 0, harnessOptions{
+		cache: ctrlcache.Options{ByObject: map[client.Object]ctrlcache.ByObject{&runtimev1.ExtensionConfig{}: {Label: visible}}},
+	})
+	polltest.Eventually(t, eventually, "the config's reconcile found it missing from the cache, or calls went out", func() (bool, string) {
+		opened := h.registry.Gate().IsOpen(registry.Rebuilt) && h.registry.Gate().Err() == nil
+		return opened || strings.Contains(h.logs.String(), "the cache has not seen it yet"), "neither yet"
+	})
+	if err := h.registry.Gate().Err(); !errors.Is(err, registry.ErrNotCurrent) || !strings.Contains(err.Error(), name) {
+		t.Errorf("while the cache has not seen %s: Gate().Err() = %v, want an error naming it", name, err)
+	}
+}
+
+// denyStatusWrites makes kube-apiserver refuse every status write of the
+// named ExtensionConfig until the test ends, as a webhook or a policy on
+// status might.
+func denyStatusWrites(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				ResourceNames: []string{name},
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{runtimev1.GroupVersion.Group}, APIVersions: []string{"*"},
+						Resources: []string{"extensionconfigs/status"}},
+				},
+			}}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "false", Message: "status writes are refused by the test"}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}},
+	}
+	for _, obj := range []client.Object{policy, binding} {
+		if err := env.Client.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = env.Client.Delete(ctx, obj) })
+	}
+}
+
+// A config's first Discovery as leader that status cannot record does
+// not let calls go: the registry goes back to what status records, none.
+func TestLeaderSync_CallsWaitWhileStatusCannotRecordTheFirstDiscovery(t *testing.T) {
+	ext := startExtension(t)
+	name := uniqueName("unrecorded")
+	createExtensionConfig(t, name, runtimev1.ClientConfig{URL: ext.URL, CABundle: ext.CA}, nil)
+	denyStatusWrites(t, name)
+	// The policy takes effect once kube-apiserver has loaded it.
+	polltest.Eventually(t, eventually, "status writes refused", func() (bool, string) {
+		probe := getExtensionConfig(t, name)
+		probe.Status.Conditions = []metav1.Condition{{Type: "Probe", Status: metav1.ConditionTrue, Reason: "Probe", LastTransitionTime: metav1.Now()}}
+		err := env.Client.Status().Update(context.Background(), probe)
+		return err != nil && strings.Contains(err.Error(), "refused by the test"), fmt.Sprintf("status update: %v", err)
+	})
+
+	h := startController(t, rtclient.Options{}, 0)
+	polltest.Eventually(t, eventually, "Discovery ran and its status write failed", func() (bool, string) {
+		return strings.Contains(h.logs.String(), "refused by the test"), "not yet"
+	})
+	if err := h.registry.Gate().Err(); !errors.Is(err, registry.ErrNotCurrent) || !strings.Contains(err.Error(), name) {
+		t.Errorf("while status cannot record %s's Discovery: Gate().Err() = %v, want an error naming it", name, err)
+	}
 }

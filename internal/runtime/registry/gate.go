@@ -124,8 +124,9 @@ func (g *Gate) AwaitFirstDiscovery(names []string, timeout time.Duration) {
 }
 
 // Discovered records that a config's Discovery has succeeded as leader,
-// or that there is nothing to wait for: the config is gone, being deleted,
-// paused, another manager's, or its namespaceSelector admits nothing.
+// and status records it, or that there is nothing to wait for: the config
+// is gone, being deleted, paused, another manager's, or its
+// namespaceSelector is invalid.
 func (g *Gate) Discovered(extensionConfig string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
