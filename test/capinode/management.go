@@ -443,10 +443,34 @@ func (m *Management) matchingLines(ctx context.Context, comp Component, pod stri
 	return found, scanner.Err()
 }
 
-// PreviousLogLines returns the lines of the log of the Pod's previous
-// manager container that match re: why a restarted container ended.
-func (m *Management) PreviousLogLines(ctx context.Context, comp Component, pod string, re *regexp.Regexp) ([]string, error) {
-	return m.matchingLines(ctx, comp, pod, true, re)
+// PreviousLogTail is the last lines of the log of the Pod's previous
+// manager container: why a restarted container ended.
+func (m *Management) PreviousLogTail(ctx context.Context, comp Component, pod string, lines int64) (string, error) {
+	stream, err := m.cs.CoreV1().Pods(comp.Namespace).GetLogs(pod, &corev1.PodLogOptions{Container: "manager", Previous: true, TailLines: &lines}).Stream(ctx)
+	if err != nil {
+		return "", fmt.Errorf("previous log of %s: %w", pod, err)
+	}
+	defer stream.Close()
+	data, err := io.ReadAll(io.LimitReader(stream, 1<<20))
+	return strings.TrimRight(string(data), "\n"), err
+}
+
+// Incarnation names the one Pod of a component and its manager
+// container's restarts: a new incarnation starts its metrics afresh.
+func (m *Management) Incarnation(ctx context.Context, comp Component) (string, error) {
+	pods, err := m.pods(ctx, comp)
+	if err != nil {
+		return "", err
+	}
+	if len(pods) != 1 {
+		return "", fmt.Errorf("%d Pods of %s, want one", len(pods), comp.Name)
+	}
+	for _, cs := range pods[0].Status.ContainerStatuses {
+		if cs.Name == "manager" {
+			return fmt.Sprintf("%s, restart %d", pods[0].Name, cs.RestartCount), nil
+		}
+	}
+	return "", fmt.Errorf("the Pod %s has no manager container", pods[0].Name)
 }
 
 // restarted says whether the Pod's container of that name ever restarted.

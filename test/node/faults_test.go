@@ -19,7 +19,6 @@ package node_test
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -93,6 +92,7 @@ func TestInside_ClusterAPIsFlowRidesOutFaults(t *testing.T) {
 	defer stopWatch()
 
 	var away *extensionAway
+	requests := &extensionRequests{byIncarnation: map[string]map[string]float64{}}
 	result := capiflow.Run(ctx, t, m, capiflow.Options{
 		Manager: coreImage + " as Pods, with faults", Client: m.Client(), BinDir: binDir,
 		Before: func(step string) {
@@ -100,11 +100,13 @@ func TestInside_ClusterAPIsFlowRidesOutFaults(t *testing.T) {
 			tl.mark("flow: the %s step begins", step)
 			switch step {
 			case "upgrade":
+				requests.sample(ctx, t, m)
 				away = takeExtensionAway(ctx, t, m, tl, extensionAwayFor)
 			case "scale":
 				away.wait(t)
 				crashLeader(ctx, t, n, m, tl)
 			case "delete":
+				requests.sample(ctx, t, m)
 				restartAPIServer(ctx, t, n, m, tl, apiServerDownFor)
 			}
 		},
@@ -114,18 +116,14 @@ func TestInside_ClusterAPIsFlowRidesOutFaults(t *testing.T) {
 	checkForbidden(ctx, t, m, "at the end")
 	checkNeighbourStillBroken(ctx, t, m)
 	t.Log(result.Summary())
-	if away != nil {
-		t.Logf("test extension requests by hook over the whole flow (its Pod before it was scaled to 0, and after): %s", sumRequests(away.before, result.Requests))
-	}
+	requests.sample(ctx, t, m)
+	t.Logf("test extension requests by hook over the whole flow, every Pod and restart of it: %s", requests)
 }
 
 // extensionAway is the test extension scaled to 0 for a while, then back.
 type extensionAway struct {
 	done chan struct{}
 	err  error
-	// before are its requests by hook until it went away: its metrics
-	// start again with its next Pod.
-	before map[string]float64
 }
 
 // takeExtensionAway scales the test extension's Deployment to 0, waits
@@ -133,11 +131,7 @@ type extensionAway struct {
 // after the given time, without blocking the flow.
 func takeExtensionAway(ctx context.Context, t *testing.T, m *capinode.Management, tl *timeline, awayFor time.Duration) *extensionAway {
 	t.Helper()
-	metrics, err := m.Scrape(ctx, capimanagement.TestExtensionName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &extensionAway{done: make(chan struct{}), before: requestsByHook(metrics)}
+	a := &extensionAway{done: make(chan struct{})}
 	tl.mark("fault extension-away: the test extension's Deployment is scaled to 0")
 	replicas, err := m.Scale(ctx, capinode.TestExtension, 0)
 	if err != nil {
@@ -172,6 +166,50 @@ func (a *extensionAway) wait(t *testing.T) {
 	}
 }
 
+// extensionRequests are the test extension's requests by hook, kept for
+// each of its incarnations: a new Pod, or its container restarted, counts
+// from 0 again.
+type extensionRequests struct {
+	byIncarnation map[string]map[string]float64
+}
+
+// sample reads the requests of the extension's current incarnation; call
+// it before a fault that may end it, and at the end.
+func (e *extensionRequests) sample(ctx context.Context, t *testing.T, m *capinode.Management) {
+	t.Helper()
+	incarnation, err := m.Incarnation(ctx, capinode.TestExtension)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, err := m.Scrape(ctx, capimanagement.TestExtensionName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.byIncarnation[incarnation] = requestsByHook(metrics)
+}
+
+// String is every incarnation's requests, summed by hook.
+func (e *extensionRequests) String() string {
+	sum := map[string]float64{}
+	for _, requests := range e.byIncarnation {
+		for hook, n := range requests {
+			sum[hook] += n
+		}
+	}
+	hooks := make([]string, 0, len(sum))
+	for hook, n := range sum {
+		if n > 0 {
+			hooks = append(hooks, hook)
+		}
+	}
+	sort.Strings(hooks)
+	parts := make([]string, 0, len(hooks))
+	for _, hook := range hooks {
+		parts = append(parts, fmt.Sprintf("%s %.0f", hook, sum[hook]))
+	}
+	return fmt.Sprintf("%s (%d incarnations)", strings.Join(parts, ", "), len(e.byIncarnation))
+}
+
 // requestsByHook sums controller-runtime's webhook requests by hook.
 func requestsByHook(metrics managerprocess.Metrics) map[string]float64 {
 	requests := map[string]float64{}
@@ -183,27 +221,6 @@ func requestsByHook(metrics managerprocess.Metrics) map[string]float64 {
 		}
 	}
 	return requests
-}
-
-// sumRequests adds two counts by hook and prints them sorted.
-func sumRequests(a, b map[string]float64) string {
-	sum := map[string]float64{}
-	for hook, n := range a {
-		sum[hook] += n
-	}
-	for hook, n := range b {
-		sum[hook] += n
-	}
-	hooks := make([]string, 0, len(sum))
-	for hook := range sum {
-		hooks = append(hooks, hook)
-	}
-	sort.Strings(hooks)
-	parts := make([]string, 0, len(hooks))
-	for _, hook := range hooks {
-		parts = append(parts, fmt.Sprintf("%s %.0f", hook, sum[hook]))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // crashLeader kills the leading core manager's /manager with SIGKILL from
@@ -267,13 +284,10 @@ func crashLeader(ctx context.Context, t *testing.T, n *node.Node, m *capinode.Ma
 	}
 }
 
-// leaseLines are a manager's log lines about its Lease: why it exited.
-var leaseLines = regexp.MustCompile(`(?i)leader|lease`)
-
 // restartAPIServer stops kube-apiserver, starts it again down after the
 // SIGTERM, waits until every component is served again and the Lease
 // renewed, and expects every restart of a container that ended meanwhile:
-// each is marked on the timeline with what its log said of its Lease.
+// each is marked on the timeline with the end of its log.
 func restartAPIServer(ctx context.Context, t *testing.T, n *node.Node, m *capinode.Management, tl *timeline, down time.Duration) {
 	t.Helper()
 	began := time.Now()
@@ -335,15 +349,12 @@ func restartAPIServer(ctx context.Context, t *testing.T, n *node.Node, m *capino
 		if r.FinishedAt.Before(began) {
 			continue // an earlier fault's, which Exited judges
 		}
-		why, err := m.PreviousLogLines(ctx, r.Component, r.Pod, leaseLines)
+		why, err := m.PreviousLogTail(ctx, r.Component, r.Pod, 2)
 		if err != nil {
-			why = []string{err.Error()}
+			why = err.Error()
 		}
-		if len(why) > 2 {
-			why = why[len(why)-2:]
-		}
-		tl.markAt(r.FinishedAt, "fault apiserver: %s Pod %s's container ended (%s, exit %d), restarted at %s (restartCount %d); its log of its Lease: %s",
-			r.Component.Name, r.Pod, r.Reason, r.ExitCode, r.StartedAt.Format("15:04:05"), r.Count, strings.Join(why, " | "))
+		tl.markAt(r.FinishedAt, "fault apiserver: %s Pod %s's container last ended (%s, exit %d), restarted at %s (restartCount %d); the end of its log: %s",
+			r.Component.Name, r.Pod, r.Reason, r.ExitCode, r.StartedAt.Format("15:04:05"), r.Count, strings.ReplaceAll(why, "\n", " | "))
 		m.ExpectRestarts(r)
 	}
 	if err := m.Exited(); err != nil {
