@@ -44,8 +44,6 @@ const (
 // meets, with the core manager's Deployment at two replicas (the drop-in,
 // or Cluster API's own with RSC_NODE_CORE=capi), one after the other:
 //
-//   - throughout, a broken neighbour: an ExtensionConfig for another
-//     namespace whose extension is down;
 //   - during the upgrade, the test extension's Deployment scaled to 0 for
 //     two minutes, then back: blocking hooks wait, and every hook is
 //     recorded;
@@ -58,6 +56,13 @@ const (
 //
 // Any other restart fails the flow. The test prints the timeline of each
 // fault: when it happened, when the managers saw it, when the flow went on.
+//
+// The broken neighbour has a test of its own, not a place here: with it,
+// Cluster API's own manager cannot take over. Its new leader's registry
+// warm-up discovers every ExtensionConfig, fails on the neighbour for its
+// 60 s, and the manager exits (core/reconcilers/extensionconfig/warmup.go,
+// seen after the SIGKILL here), again at every takeover, so the flow
+// could not be run under both managers.
 func TestInside_ClusterAPIsFlowRidesOutFaults(t *testing.T) {
 	n := inside(t)
 	binDir, err := toolbin.Dir()
@@ -74,12 +79,12 @@ func TestInside_ClusterAPIsFlowRidesOutFaults(t *testing.T) {
 	if m != nil {
 		t.Cleanup(m.Close)
 	}
-	removeWhenDone(t, n, neighbourNamespace)
+	removeWhenDone(t, n)
 	if err != nil {
 		t.Fatalf("install Cluster API's components: %v", err)
 	}
 	tl := newTimeline()
-	t.Cleanup(func() { t.Logf("timeline (%s, time since the neighbour was created):\n%s", coreImage, tl) })
+	t.Cleanup(func() { t.Logf("timeline (%s, time since the components were installed):\n%s", coreImage, tl) })
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, comp := range capinode.Components {
@@ -87,7 +92,6 @@ func TestInside_ClusterAPIsFlowRidesOutFaults(t *testing.T) {
 			}
 		}
 	})
-	addBrokenNeighbour(ctx, t, m, tl)
 	stopWatch := watchFlow(ctx, tl, m)
 	defer stopWatch()
 
@@ -114,7 +118,6 @@ func TestInside_ClusterAPIsFlowRidesOutFaults(t *testing.T) {
 	tl.mark("flow: the Cluster is deleted")
 	stopWatch()
 	checkForbidden(ctx, t, m, "at the end")
-	checkNeighbourStillBroken(ctx, t, m)
 	t.Log(result.Summary())
 	requests.sample(ctx, t, m)
 	t.Logf("test extension requests by hook over the whole flow, every Pod and restart of it: %s", requests)
