@@ -43,5 +43,6 @@ limitations under the License.
 //
 // As the management cluster, the test extension's ExtensionConfig names
 // its Service, metrics are read from the Pods, a restarted container fails
-// the flow, and Remove empties the node for the next install.
+// the flow unless the test said a fault of its own caused it
+// (ExpectRestarts), and Remove empties the node for the next install.
 package capinode

@@ -26,6 +26,7 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -57,6 +58,10 @@ type Management struct {
 	timeout time.Duration
 	// metricsPort is where every manager serves its metrics.
 	metricsPort string
+	mu          sync.Mutex
+	// expected are the restarts a fault caused, by Pod and container:
+	// Exited reports only more than these.
+	expected map[string]int32
 }
 
 // Close stops cert-manager's stand-in; the next install's starts afresh.
@@ -65,8 +70,9 @@ func (m *Management) Close() { m.stopStandIn() }
 // Client is a cluster-admin client.
 func (m *Management) Client() client.Client { return m.c }
 
-// Exited reports a component whose container restarted: a crash, an exit
-// on a lost lease, or a failed liveness probe.
+// Exited reports a component whose container restarted more often than
+// ExpectRestarts allowed: a crash, an exit on a lost lease, or a failed
+// liveness probe that no fault of the test's caused.
 func (m *Management) Exited() error {
 	ctx := context.Background()
 	for _, comp := range Components {
@@ -76,7 +82,7 @@ func (m *Management) Exited() error {
 		}
 		for _, p := range pods {
 			for _, cs := range p.Status.ContainerStatuses {
-				if cs.RestartCount > 0 {
+				if cs.RestartCount > m.expectedRestarts(p.Name, cs.Name) {
 					last := ""
 					if t := cs.LastTerminationState.Terminated; t != nil {
 						last = fmt.Sprintf(": last ended %s, exit %d: %s", t.Reason, t.ExitCode, lastLines(t.Message, 5))
@@ -149,6 +155,24 @@ func (m *Management) Scrape(ctx context.Context, name string) (managerprocess.Me
 		return nil, fmt.Errorf("the Pod %s has no address yet", pod.Name)
 	}
 	return managerprocess.Scrape(ctx, "http://"+net.JoinHostPort(pod.Status.PodIP, m.metricsPort)+"/metrics")
+}
+
+// LeaseHolder is the core manager's Lease's holder identity (the Pod's
+// name, an underscore and a UUID each process draws, so that a restarted
+// container holds it under another) and when it last renewed it.
+func (m *Management) LeaseHolder(ctx context.Context) (string, time.Time, error) {
+	lease := &coordinationv1.Lease{}
+	if err := m.c.Get(ctx, client.ObjectKey{Namespace: Core.Namespace, Name: leaseName}, lease); err != nil {
+		return "", time.Time{}, err
+	}
+	holder, renewed := "", time.Time{}
+	if lease.Spec.HolderIdentity != nil {
+		holder = *lease.Spec.HolderIdentity
+	}
+	if lease.Spec.RenewTime != nil {
+		renewed = lease.Spec.RenewTime.Time
+	}
+	return holder, renewed, nil
 }
 
 // leaseName is the core manager's leader election Lease, Cluster API's and
@@ -373,8 +397,8 @@ var rbacRefusal = regexp.MustCompile(`forbidden: User \\?"[^"]*" cannot `)
 
 // Forbidden returns every line of the logs of every component's current
 // Pods in which the apiserver's authorization refused a request: Cluster
-// API's own RBAC must be enough for each. (A restart fails the flow
-// through Exited, so there is no earlier container to read.)
+// API's own RBAC must be enough for each. A container a fault restarted
+// (ExpectRestarts) has its previous log read too.
 func (m *Management) Forbidden(ctx context.Context) ([]string, error) {
 	var found []string
 	for _, comp := range Components {
@@ -383,21 +407,80 @@ func (m *Management) Forbidden(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 		for _, p := range pods {
-			stream, err := m.cs.CoreV1().Pods(comp.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: "manager"}).Stream(ctx)
+			lines, err := m.matchingLines(ctx, comp, p.Name, false, rbacRefusal)
 			if err != nil {
-				return nil, fmt.Errorf("logs of %s: %w", p.Name, err)
+				return nil, err
 			}
-			scanner := bufio.NewScanner(stream)
-			scanner.Buffer(make([]byte, 1<<20), 1<<20)
-			for scanner.Scan() {
-				if line := scanner.Text(); rbacRefusal.MatchString(line) {
-					found = append(found, p.Name+": "+line)
+			found = append(found, lines...)
+			if restarted(p, "manager") {
+				lines, err := m.matchingLines(ctx, comp, p.Name, true, rbacRefusal)
+				if err != nil {
+					return nil, err
 				}
+				found = append(found, lines...)
 			}
-			stream.Close()
 		}
 	}
 	return found, nil
+}
+
+// matchingLines returns the lines of a Pod's manager log, or of its
+// previous container's, that match re, each after the Pod's name.
+func (m *Management) matchingLines(ctx context.Context, comp Component, pod string, previous bool, re *regexp.Regexp) ([]string, error) {
+	stream, err := m.cs.CoreV1().Pods(comp.Namespace).GetLogs(pod, &corev1.PodLogOptions{Container: "manager", Previous: previous}).Stream(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("logs of %s (previous: %v): %w", pod, previous, err)
+	}
+	defer stream.Close()
+	var found []string
+	scanner := bufio.NewScanner(stream)
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		if line := scanner.Text(); re.MatchString(line) {
+			found = append(found, pod+": "+line)
+		}
+	}
+	return found, scanner.Err()
+}
+
+// PreviousLogTail is the last lines of the log of the Pod's previous
+// manager container: why a restarted container ended.
+func (m *Management) PreviousLogTail(ctx context.Context, comp Component, pod string, lines int64) (string, error) {
+	stream, err := m.cs.CoreV1().Pods(comp.Namespace).GetLogs(pod, &corev1.PodLogOptions{Container: "manager", Previous: true, TailLines: &lines}).Stream(ctx)
+	if err != nil {
+		return "", fmt.Errorf("previous log of %s: %w", pod, err)
+	}
+	defer stream.Close()
+	data, err := io.ReadAll(io.LimitReader(stream, 1<<20))
+	return strings.TrimRight(string(data), "\n"), err
+}
+
+// Incarnation names the one Pod of a component and its manager
+// container's restarts: a new incarnation starts its metrics afresh.
+func (m *Management) Incarnation(ctx context.Context, comp Component) (string, error) {
+	pods, err := m.pods(ctx, comp)
+	if err != nil {
+		return "", err
+	}
+	if len(pods) != 1 {
+		return "", fmt.Errorf("%d Pods of %s, want one", len(pods), comp.Name)
+	}
+	for _, cs := range pods[0].Status.ContainerStatuses {
+		if cs.Name == "manager" {
+			return fmt.Sprintf("%s, restart %d", pods[0].Name, cs.RestartCount), nil
+		}
+	}
+	return "", fmt.Errorf("the Pod %s has no manager container", pods[0].Name)
+}
+
+// restarted says whether the Pod's container of that name ever restarted.
+func restarted(p corev1.Pod, container string) bool {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == container && cs.RestartCount > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // LogTail is the last lines of a component's Pods' logs, for a failure.

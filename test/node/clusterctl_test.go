@@ -89,18 +89,18 @@ func (in *clusterctlInstall) clusterctl(ctx context.Context, args ...string) (st
 }
 
 // removeWhenDone removes, when the test ends, what it installed and the
-// flow's namespace, and waits until they are gone, so that the next
-// install starts on an empty cluster. Not with clusterctl delete: with
+// flow's namespace and any other named, and waits until they are gone,
+// so that the next install starts on an empty cluster. Not with clusterctl delete: with
 // --all it stops after the first provider (it lists every provider's kinds
 // with the API discovery it read when it started, and once the first
 // provider's CRDs are gone the list fails: "the server could not find the
 // requested resource", as in Cluster API's issue 2483), and one provider
 // per run took 100 s each here, most of the test's time.
-func removeWhenDone(t *testing.T, n *node.Node) {
+func removeWhenDone(t *testing.T, n *node.Node, namespaces ...string) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		if err := capinode.Remove(ctx, adminClient(t, n), capiflow.Namespace); err != nil {
+		if err := capinode.Remove(ctx, adminClient(t, n), append([]string{capiflow.Namespace}, namespaces...)...); err != nil {
 			t.Errorf("remove what the test installed: %v", err)
 		}
 	})

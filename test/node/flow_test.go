@@ -64,16 +64,7 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	coreImage, swap := capinode.DropInImage, true
-	switch core := os.Getenv("RSC_NODE_CORE"); core {
-	case "":
-	case "capi":
-		coreImage, swap = capinode.ClusterAPICoreImage, false
-	case "drop-in":
-		swap = false
-	default:
-		t.Fatalf("RSC_NODE_CORE=%q: want capi or drop-in", core)
-	}
+	coreImage, swap := coreUnderTest(t)
 	requireNoClusterAPI(ctx, t, n)
 	began := time.Now()
 	m, err := capinode.Install(ctx, capinode.Options{
@@ -126,6 +117,28 @@ func TestInside_ClusterAPIsFlowWithEveryManagerAsAPod(t *testing.T) {
 	stopSampling()
 	t.Log(result.Summary())
 	t.Log(usage.report())
+}
+
+// coreEnv, by hand, runs one core manager throughout: capi for Cluster
+// API's own, drop-in for ours.
+const coreEnv = "RSC_NODE_CORE"
+
+// coreUnderTest is the core manager's image RSC_NODE_CORE picks (the
+// drop-in unless it says capi), and whether the flow swaps images (only
+// when it is unset).
+func coreUnderTest(t *testing.T) (image string, swap bool) {
+	t.Helper()
+	switch core := os.Getenv(coreEnv); core {
+	case "":
+		return capinode.DropInImage, true
+	case "capi":
+		return capinode.ClusterAPICoreImage, false
+	case "drop-in":
+		return capinode.DropInImage, false
+	default:
+		t.Fatalf("%s=%q: want capi or drop-in", coreEnv, core)
+		return "", false
+	}
 }
 
 // checkDropInImage checks that containerd holds the drop-in as make
