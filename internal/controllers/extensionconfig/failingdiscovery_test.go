@@ -340,16 +340,7 @@ func TestLeaderSync_ACallNeverWaitsForAConfigThatIsGone(t *testing.T) {
 	}
 
 	h := startControllerWith(t, rtclient.Options{}, 0, harnessOptions{listReader: &listedBefore{Reader: env.Client, snapshot: snapshot}})
-	// Well below the 60 s bound the gate would otherwise wait.
-	polltest.Eventually(t, 20*time.Second, "calls go out", func() (bool, string) {
-		if !h.registry.Gate().IsOpen(registry.Rebuilt) {
-			return false, "not rebuilt yet"
-		}
-		if err := h.registry.Gate().Err(); err != nil {
-			return false, err.Error()
-		}
-		return true, ""
-	})
+	waitCallsGoOut(t, h)
 }
 
 // A standby learns from its informer where each config's calls go: when
@@ -417,16 +408,7 @@ func TestLeaderSync_CallsNeverWaitForAConfigNoDiscoveryRunsFor(t *testing.T) {
 	}
 
 	h := startControllerWith(t, rtclient.Options{}, 0, harnessOptions{watchFilter: ours})
-	// Well below the 60 s bound the gate would otherwise wait.
-	polltest.Eventually(t, 20*time.Second, "calls go out", func() (bool, string) {
-		if !h.registry.Gate().IsOpen(registry.Rebuilt) {
-			return false, "not rebuilt yet"
-		}
-		if err := h.registry.Gate().Err(); err != nil {
-			return false, err.Error()
-		}
-		return true, ""
-	})
+	waitCallsGoOut(t, h)
 	waitDiscovered(t, configs[2].Name, metav1.ConditionFalse, "spec.namespaceSelector is invalid")
 }
 
@@ -511,4 +493,19 @@ func TestLeaderSync_CallsWaitWhileStatusCannotRecordTheFirstDiscovery(t *testing
 	if err := h.registry.Gate().Err(); !errors.Is(err, registry.ErrNotCurrent) || !strings.Contains(err.Error(), name) {
 		t.Errorf("while status cannot record %s's Discovery: Gate().Err() = %v, want an error naming it", name, err)
 	}
+}
+
+// waitCallsGoOut waits until the gate lets calls out, well below the 60 s
+// bound it would otherwise wait for a config.
+func waitCallsGoOut(t *testing.T, h *harness) {
+	t.Helper()
+	polltest.Eventually(t, 20*time.Second, "calls go out", func() (bool, string) {
+		if !h.registry.Gate().IsOpen(registry.Rebuilt) {
+			return false, "not rebuilt yet"
+		}
+		if err := h.registry.Gate().Err(); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
 }
