@@ -167,10 +167,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if err != nil {
 		return fmt.Errorf("build extensionconfig controller: %w", err)
 	}
-	if err := r.followResponseCacheMaxAges(ctx, mgr.GetCache()); err != nil {
-		return err
-	}
-	if err := mgr.Add(&provenObserver{cache: mgr.GetCache(), proven: &r.proven}); err != nil {
+	if err := r.followExtensionConfigs(ctx, mgr.GetCache()); err != nil {
 		return err
 	}
 	lists := r.listReader

@@ -17,18 +17,13 @@ limitations under the License.
 package extensionconfig
 
 import (
-	"context"
-	"fmt"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	toolscache "k8s.io/client-go/tools/cache"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
-	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // provenClientConfigs keeps, by config name, the last clientConfig (URL,
@@ -127,51 +122,4 @@ func (p *provenClientConfigs) servingAll(exts []runtimev1.ExtensionConfig) []run
 		out[i] = *p.serving(&exts[i])
 	}
 	return out
-}
-
-// provenObserver feeds every ExtensionConfig this replica's informer sees
-// to provenClientConfigs, on every replica: a standby that takes the lead
-// then still knows where the calls of a config whose clientConfig was
-// edited since went.
-type provenObserver struct {
-	cache  ctrlcache.Informers
-	proven *provenClientConfigs
-}
-
-var (
-	_ manager.Runnable               = &provenObserver{}
-	_ manager.LeaderElectionRunnable = &provenObserver{}
-)
-
-// NeedLeaderElection is false: a standby needs it most.
-func (o *provenObserver) NeedLeaderElection() bool { return false }
-
-// Start registers the informer's handler and waits for ctx to end.
-func (o *provenObserver) Start(ctx context.Context) error {
-	informer, err := o.cache.GetInformer(ctx, &runtimev1.ExtensionConfig{})
-	if err != nil {
-		return fmt.Errorf("watch ExtensionConfigs for their proven clientConfigs: %w", err)
-	}
-	observe := func(obj any) {
-		if ext, ok := obj.(*runtimev1.ExtensionConfig); ok {
-			o.proven.observe(ext)
-		}
-	}
-	registration, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    observe,
-		UpdateFunc: func(_, obj any) { observe(obj) },
-		DeleteFunc: func(obj any) {
-			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				obj = tombstone.Obj
-			}
-			if ext, ok := obj.(*runtimev1.ExtensionConfig); ok {
-				o.proven.forgetObject(ext)
-			}
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("watch ExtensionConfigs for their proven clientConfigs: %w", err)
-	}
-	<-ctx.Done()
-	return informer.RemoveEventHandler(registration)
 }

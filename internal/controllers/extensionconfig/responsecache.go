@@ -17,16 +17,13 @@ limitations under the License.
 package extensionconfig
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	toolscache "k8s.io/client-go/tools/cache"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
-	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/objstatus"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/controllers/watchfilter"
@@ -72,39 +69,6 @@ func responseCacheMaxAge(ext *runtimev1.ExtensionConfig, watchFilterValue string
 		return 0
 	}
 	return maxAge
-}
-
-// followResponseCacheMaxAges gives the response cache each config's max
-// age from the manager's informer, which runs on every replica: a standby
-// knows them before it takes the lead, so that the first topology pass
-// after a takeover is answered from the cache as before it, not sent in
-// full to every extension until the reconciles catch up.
-func (r *Reconciler) followResponseCacheMaxAges(ctx context.Context, informers ctrlcache.Informers) error {
-	informer, err := informers.GetInformer(ctx, &runtimev1.ExtensionConfig{})
-	if err != nil {
-		return fmt.Errorf("get the ExtensionConfig informer: %w", err)
-	}
-	set := func(obj any) {
-		if ext, ok := obj.(*runtimev1.ExtensionConfig); ok {
-			r.ResponseCache.SetMaxAge(ext.Name, responseCacheMaxAge(ext, r.WatchFilterValue))
-		}
-	}
-	_, err = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    set,
-		UpdateFunc: func(_, obj any) { set(obj) },
-		DeleteFunc: func(obj any) {
-			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				obj = tombstone.Obj
-			}
-			if ext, ok := obj.(*runtimev1.ExtensionConfig); ok {
-				r.ResponseCache.SetMaxAge(ext.Name, 0)
-			}
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("follow ExtensionConfigs for the response cache: %w", err)
-	}
-	return nil
 }
 
 // forgetConfig drops what this reconciler keeps for a config it no longer
