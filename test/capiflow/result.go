@@ -29,6 +29,7 @@ import (
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/differential"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/hookpath"
 )
 
 // Result is what one run of the flow measured and saw.
@@ -49,17 +50,6 @@ type Result struct {
 	Conditions []string
 }
 
-// HookOfPath turns a Runtime SDK request path into its hook's name:
-// /hooks.runtime.cluster.x-k8s.io/v1alpha1/generatepatches/generate-patches
-// is generatepatches; Discovery's path has no handler.
-func HookOfPath(path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	if len(parts) < 3 {
-		return path
-	}
-	return parts[2]
-}
-
 // extensionRequests reads the requests the test extension served, by hook
 // (controller-runtime's webhook metrics, by path).
 func (f *flow) extensionRequests() (map[string]float64, error) {
@@ -71,7 +61,7 @@ func (f *flow) extensionRequests() (map[string]float64, error) {
 	for _, series := range ext["controller_runtime_webhook_requests_total"].GetMetric() {
 		for _, l := range series.GetLabel() {
 			if l.GetName() == "webhook" {
-				requests[HookOfPath(l.GetValue())] += series.GetCounter().GetValue()
+				requests[hookpath.Hook(l.GetValue())] += series.GetCounter().GetValue()
 			}
 		}
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capiflow"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capinode"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/hookpath"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/node"
 )
 
@@ -219,7 +220,7 @@ func requestsByHook(metrics managerprocess.Metrics) map[string]float64 {
 	for _, series := range metrics["controller_runtime_webhook_requests_total"].GetMetric() {
 		for _, l := range series.GetLabel() {
 			if l.GetName() == "webhook" {
-				requests[capiflow.HookOfPath(l.GetValue())] += series.GetCounter().GetValue()
+				requests[hookpath.Hook(l.GetValue())] += series.GetCounter().GetValue()
 			}
 		}
 	}

@@ -18,6 +18,7 @@ package coremanager
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,6 +44,7 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/proctest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/incluster"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/localclustertest"
 )
 
@@ -54,32 +56,18 @@ const leaseNamespace = "capi-system"
 // what Cluster API's own RBAC grants its manager.
 const standbyUser = "core-manager-standby"
 
-// inCluster writes a script that runs binary as a Pod's container would
-// find itself, in the one respect a manager out of a cluster needs for
-// --leader-elect: the service account mount holding its namespace. The
-// mount exists only in a private mount namespace of the process (a tmpfs
-// over /run, where /var/run points), so nothing is left on the host, and
-// every exec keeps the process id, so a signal to it reaches the manager.
-// The tmpfs hides the host's /run from the manager, which needs nothing
-// there: it reaches everything on 127.0.0.1. Mounting takes root; CI runs
-// as root.
+// inCluster writes a script that runs binary with its namespace mounted
+// as a Pod's (test/incluster). Mounting takes root; CI runs as root.
 func inCluster(t *testing.T, binary, namespace string) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
+	script, err := incluster.Script(t.TempDir(), binary, namespace)
+	if errors.Is(err, incluster.ErrNotRoot) {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("a private mount namespace needs root, which CI has")
 		}
 		t.Skip("a private mount namespace needs root")
 	}
-	script := filepath.Join(t.TempDir(), "in-cluster")
-	body := `#!/bin/sh
-exec unshare --mount --propagation private -- sh -c '
-mount -t tmpfs -o size=1m tmpfs /run &&
-mkdir -p /run/secrets/kubernetes.io/serviceaccount &&
-printf %s "$0" > /run/secrets/kubernetes.io/serviceaccount/namespace &&
-exec "$@"' ` + namespace + ` ` + binary + ` "$@"
-`
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
 	return script
