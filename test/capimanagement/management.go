@@ -22,9 +22,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
@@ -52,6 +55,11 @@ type Options struct {
 	// CoreManager is the core manager's binary; empty runs Cluster API's
 	// own, bin/capi-baseline.
 	CoreManager string
+	// LeaderElection runs the core manager as Cluster API's Deployment
+	// does, with --leader-elect and its Lease in LeaseNamespace, so that
+	// more replicas can stand by (StartCoreReplica). It takes root: the
+	// manager finds its namespace in a mount of its own (test/incluster).
+	LeaderElection bool
 	// CoreManagerArgs are extra flags of the core manager.
 	CoreManagerArgs []string
 	// AuditLog makes kube-apiserver record every request, by user: each
@@ -94,8 +102,10 @@ var ProcessNames = []string{CoreManagerName, BootstrapName, ControlPlaneName, In
 type Management struct {
 	// Cluster is the local control plane.
 	Cluster *localcluster.Cluster
-	// Client is a cluster-admin of its own, user "e2e".
+	// Client is a cluster-admin of its own, user "e2e", and Config its
+	// connection, for a watch of the same user.
 	Client client.Client
+	Config *rest.Config
 	// ExtensionURL and ExtensionCA are where Cluster API's test extension
 	// serves its hooks and the CA its certificate is signed by.
 	ExtensionURL string
@@ -103,9 +113,13 @@ type Management struct {
 	// AuditLogPath is kube-apiserver's audit log, with Options.AuditLog.
 	AuditLogPath string
 
-	dir       string
-	lock      *portLock
+	dir  string
+	lock *portLock
+	// core is the core manager that leads, or the only one; standbys are
+	// the other replicas, and coreStart how each is started.
 	core      *capibaseline.Manager
+	standbys  []*capibaseline.Manager
+	coreStart capibaseline.Options
 	providers []*namedProcess
 	progress  io.Writer
 }
@@ -242,11 +256,10 @@ func (m *Management) startControlPlane(ctx context.Context, opts Options, served
 	if err != nil {
 		return err
 	}
-	_, config, err := localclustertest.User(m.Cluster, "e2e")
-	if err != nil {
+	if _, m.Config, err = localclustertest.User(m.Cluster, "e2e"); err != nil {
 		return err
 	}
-	if m.Client, err = client.New(config, client.Options{Scheme: scheme.New()}); err != nil {
+	if m.Client, err = client.New(m.Config, client.Options{Scheme: scheme.New()}); err != nil {
 		return err
 	}
 	for _, p := range Providers {
@@ -271,14 +284,19 @@ func (m *Management) startCoreManager(ctx context.Context, opts Options, e endpo
 	if err != nil {
 		return err
 	}
-	logPath := m.LogPath(CoreManagerName)
-	m.core, err = capibaseline.Start(ctx, capibaseline.Options{
-		BinDir: opts.BinDir, Binary: opts.CoreManager, Kubeconfig: kubeconfig, LogPath: logPath,
+	m.coreStart = capibaseline.Options{
+		BinDir: opts.BinDir, Binary: opts.CoreManager, Kubeconfig: kubeconfig, LogPath: m.LogPath(CoreManagerName),
 		WebhookPort: e.webhook, WebhookCertDir: e.certDir,
 		Args: append([]string{"--feature-gates=" + FeatureGates}, opts.CoreManagerArgs...),
-	})
+	}
+	if opts.LeaderElection {
+		if err := m.runAsInCluster(ctx); err != nil {
+			return err
+		}
+	}
+	m.core, err = capibaseline.Start(ctx, m.coreStart)
 	if err != nil {
-		return withLogTail(err, logPath)
+		return withLogTail(err, m.coreStart.LogPath)
 	}
 	return nil
 }
@@ -306,9 +324,9 @@ func (m *Management) LogPath(name string) string {
 // Exited names the first process that has ended, if any: a provider that
 // crashes mid-flow should fail a wait at once, not at its deadline.
 func (m *Management) Exited() error {
-	if m.core != nil {
-		if exited, err := m.core.Exited(); exited {
-			return withLogTail(fmt.Errorf("%s exited: %w", CoreManagerName, err), m.LogPath(CoreManagerName))
+	for _, core := range m.cores() {
+		if exited, err := core.Exited(); exited {
+			return withLogTail(fmt.Errorf("%s exited: %w", CoreManagerName, err), core.LogPath())
 		}
 	}
 	for _, p := range m.providers {
@@ -327,10 +345,10 @@ func (m *Management) Stop() {
 		m.stopping(m.providers[i].name, m.providers[i].Stop)
 	}
 	m.providers = nil
-	if m.core != nil {
-		m.stopping(CoreManagerName, m.core.Stop)
-		m.core = nil
+	for _, core := range m.cores() {
+		m.stopping(filepath.Base(strings.TrimSuffix(core.LogPath(), ".log")), core.Stop)
 	}
+	m.core, m.standbys = nil, nil
 	if m.Cluster != nil {
 		m.stopping("kube-apiserver", func() { _ = m.Cluster.StopAPIServer() })
 		// kube-apiserver is gone by now: Stop ends etcd alone.
@@ -347,6 +365,29 @@ func (m *Management) Stop() {
 // memory from /proc.
 func (m *Management) CorePID() int {
 	return m.core.PID()
+}
+
+// PIDs are the process ids of etcd, kube-apiserver and every process
+// Start ran, by name, for reading their CPU time from /proc.
+func (m *Management) PIDs() (map[string]int, error) {
+	pids := map[string]int{}
+	for _, name := range []string{"etcd", "kube-apiserver"} {
+		data, err := os.ReadFile(filepath.Join(m.Cluster.Dir(), "run", name+".pid"))
+		if err != nil {
+			return nil, err
+		}
+		if pids[name], err = strconv.Atoi(strings.TrimSpace(string(data))); err != nil {
+			return nil, fmt.Errorf("%s's pid file: %w", name, err)
+		}
+	}
+	pids[CoreManagerName] = m.core.PID()
+	for i, standby := range m.standbys {
+		pids[fmt.Sprintf("%s-standby-%d", CoreManagerName, i+1)] = standby.PID()
+	}
+	for _, p := range m.providers {
+		pids[p.name] = p.PID()
+	}
+	return pids, nil
 }
 
 // MetricsURL is where the process of that name serves its metrics, over

@@ -102,3 +102,71 @@ func ParseStatusBytes(status, field string) (int64, error) {
 	}
 	return 0, fmt.Errorf("/proc status: no %s", field)
 }
+
+// HostCPUSeconds reads the machine's CPU time from /proc/stat, summed over
+// its CPUs: busy is every state but idle and iowait, total every state.
+// busy/total over an interval is how loaded the machine was.
+func HostCPUSeconds() (busy, total float64, err error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	return ParseHostCPUSeconds(string(data))
+}
+
+// ParseHostCPUSeconds reads the "cpu" line of a /proc/stat text: user,
+// nice, system, idle, iowait, irq, softirq and steal, in USER_HZ ticks
+// (guest time is already inside user and nice).
+func ParseHostCPUSeconds(stat string) (busy, total float64, err error) {
+	for _, line := range strings.Split(stat, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || fields[0] != "cpu" {
+			continue
+		}
+		if len(fields) < 9 {
+			return 0, 0, fmt.Errorf("/proc/stat: cpu line %q has %d fields, want at least 9", line, len(fields))
+		}
+		for i, f := range fields[1:9] {
+			v, err := strconv.ParseUint(f, 10, 64)
+			if err != nil {
+				return 0, 0, fmt.Errorf("/proc/stat: cpu field %d %q: %w", i+1, f, err)
+			}
+			total += float64(v)
+			// Fields 4 and 5 are idle and iowait.
+			if i != 3 && i != 4 {
+				busy += float64(v)
+			}
+		}
+		return busy / clockTicks, total / clockTicks, nil
+	}
+	return 0, 0, fmt.Errorf("/proc/stat: no cpu line")
+}
+
+// Machine describes this machine in one line: its CPUs, their model and
+// its memory, from /proc/cpuinfo and /proc/meminfo.
+func Machine() (string, error) {
+	cpuinfo, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "", err
+	}
+	meminfo, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "", err
+	}
+	cpus, model := 0, "unknown model"
+	for _, line := range strings.Split(string(cpuinfo), "\n") {
+		key, value, ok := strings.Cut(line, ":")
+		switch key = strings.TrimSpace(key); {
+		case !ok:
+		case key == "processor":
+			cpus++
+		case key == "model name":
+			model = strings.TrimSpace(value)
+		}
+	}
+	memory, err := ParseStatusBytes(string(meminfo), "MemTotal")
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d CPUs (%s), %.0f GiB of memory", cpus, model, float64(memory)/(1<<30)), nil
+}

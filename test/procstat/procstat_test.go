@@ -17,7 +17,9 @@ limitations under the License.
 package procstat
 
 import (
+	"math"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -65,6 +67,27 @@ func TestParseStatusBytes_ReadsTheNamedFieldsKilobytesAsBytes(t *testing.T) {
 	}
 }
 
+func TestParseHostCPUSeconds_CountsIdleAndIOWaitAsNotBusy(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		stat        string
+		busy, total float64
+		wantErr     bool
+	}{
+		{name: "first line", stat: "cpu  100 20 30 400 50 6 4 10 0 0\ncpu0 50 10 15 200 25 3 2 5 0 0\n", busy: 1.7, total: 6.2},
+		{name: "no cpu line", stat: "intr 1 2 3\n", wantErr: true},
+		{name: "too few fields", stat: "cpu 1 2 3\n", wantErr: true},
+		{name: "not a number", stat: "cpu 1 2 3 x 5 6 7 8\n", wantErr: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			busy, total, err := ParseHostCPUSeconds(tt.stat)
+			if (err != nil) != tt.wantErr || math.Abs(busy-tt.busy) > 1e-9 || math.Abs(total-tt.total) > 1e-9 {
+				t.Errorf("ParseHostCPUSeconds = %v, %v, %v; want %v, %v (error %v)", busy, total, err, tt.busy, tt.total, tt.wantErr)
+			}
+		})
+	}
+}
+
 // The readers work on a live process: this test's own.
 func TestReaders_ReadThisProcess(t *testing.T) {
 	pid := os.Getpid()
@@ -78,5 +101,11 @@ func TestReaders_ReadThisProcess(t *testing.T) {
 	peak, err := StatusBytes(pid, ResidentPeak)
 	if err != nil || peak < now {
 		t.Errorf("StatusBytes(%s) = %d, %v; want at least the resident set %d", ResidentPeak, peak, err, now)
+	}
+	if machine, err := Machine(); err != nil || !strings.Contains(machine, "CPUs") {
+		t.Errorf("Machine() = %q, %v", machine, err)
+	}
+	if busy, total, err := HostCPUSeconds(); err != nil || busy <= 0 || total < busy {
+		t.Errorf("HostCPUSeconds = %v, %v, %v; want 0 < busy <= total", busy, total, err)
 	}
 }

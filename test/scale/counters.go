@@ -18,12 +18,15 @@ package scale
 
 import (
 	"context"
-	"strings"
+	"fmt"
+	"os"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/hookpath"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/slowextension"
 )
 
 // Controllers are the core manager's controllers the report counts
@@ -45,6 +48,20 @@ type Counters struct {
 	APIWrites   int `json:"apiWrites"`
 	// CPUSeconds is the core manager's user and system time.
 	CPUSeconds float64 `json:"cpuSeconds"`
+	// ExtensionBusySeconds is the slow extension's busy time by hook
+	// (slowextension.Stats), and ExtensionFailed the requests it could
+	// not pass on.
+	ExtensionBusySeconds map[string]float64 `json:"extensionBusySeconds,omitempty"`
+	ExtensionFailed      map[string]float64 `json:"extensionFailed,omitempty"`
+	// ProcessCPUSeconds is the CPU time of every process of the management
+	// cluster, by name (etcd, kube-apiserver, each provider, each core
+	// manager replica), and of the driver, this process, which serves the
+	// slow extension too.
+	ProcessCPUSeconds map[string]float64 `json:"processCPUSeconds,omitempty"`
+	// HostBusySeconds and HostCPUSeconds are the machine's busy and total
+	// CPU time, over all its CPUs.
+	HostBusySeconds float64 `json:"hostBusySeconds,omitempty"`
+	HostCPUSeconds  float64 `json:"hostCPUSeconds,omitempty"`
 	// PeakRSSBytes is the core manager's resident set high-water mark
 	// (VmHWM): not a difference, the peak up to the reading.
 	PeakRSSBytes int64 `json:"peakRSSBytes"`
@@ -60,6 +77,12 @@ func (c Counters) Sub(before Counters) Counters {
 		APIWrites:    c.APIWrites - before.APIWrites,
 		CPUSeconds:   c.CPUSeconds - before.CPUSeconds,
 		PeakRSSBytes: c.PeakRSSBytes,
+
+		ExtensionBusySeconds: subMap(c.ExtensionBusySeconds, before.ExtensionBusySeconds),
+		ExtensionFailed:      subMap(c.ExtensionFailed, before.ExtensionFailed),
+		ProcessCPUSeconds:    subMap(c.ProcessCPUSeconds, before.ProcessCPUSeconds),
+		HostBusySeconds:      c.HostBusySeconds - before.HostBusySeconds,
+		HostCPUSeconds:       c.HostCPUSeconds - before.HostCPUSeconds,
 	}
 }
 
@@ -97,6 +120,8 @@ type reader struct {
 	// start is the audit log's position when the management cluster was
 	// up, so that API counts start with the workload.
 	start auditcount.Mark
+	// extension is the slow extension in front of the test extension.
+	extension *slowextension.Proxy
 }
 
 // scrape takes the counters the processes' metrics hold: cheap enough to
@@ -110,11 +135,18 @@ func (r *reader) scrape(ctx context.Context) (Counters, error) {
 	if err != nil {
 		return Counters{}, err
 	}
-	return Counters{
-		Requests:     byLabel(ext, "controller_runtime_webhook_requests_total", "webhook", HookOfPath),
-		Reconciles:   byLabel(core, "controller_runtime_reconcile_total", "controller", nil),
-		CacheLookups: cacheLookups(core),
-	}, nil
+	stats := r.extension.Stats()
+	c := Counters{
+		Requests:             byLabel(ext, "controller_runtime_webhook_requests_total", "webhook", hookpath.Hook),
+		Reconciles:           byLabel(core, "controller_runtime_reconcile_total", "controller", nil),
+		CacheLookups:         cacheLookups(core),
+		ExtensionBusySeconds: stats.BusySeconds,
+		ExtensionFailed:      map[string]float64{},
+	}
+	for hook, n := range stats.Failed {
+		c.ExtensionFailed[hook] = float64(n)
+	}
+	return c, nil
 }
 
 // read takes every counter. The audit counts are since r.start, so that
@@ -137,7 +169,29 @@ func (r *reader) read(ctx context.Context) (Counters, error) {
 	if c.PeakRSSBytes, err = procstat.StatusBytes(pid, procstat.ResidentPeak); err != nil {
 		return Counters{}, err
 	}
-	return c, nil
+	if c.ProcessCPUSeconds, err = r.processCPUSeconds(); err != nil {
+		return Counters{}, err
+	}
+	c.HostBusySeconds, c.HostCPUSeconds, err = procstat.HostCPUSeconds()
+	return c, err
+}
+
+// DriverName is this process's name among ProcessCPUSeconds.
+const DriverName = "driver and slow extension"
+
+func (r *reader) processCPUSeconds() (map[string]float64, error) {
+	pids, err := r.mgmt.PIDs()
+	if err != nil {
+		return nil, err
+	}
+	pids[DriverName] = os.Getpid()
+	out := map[string]float64{}
+	for name, pid := range pids {
+		if out[name], err = procstat.CPUSeconds(pid); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return out, nil
 }
 
 // byLabel sums a counter family by one label's value, mapped by key when
@@ -176,16 +230,4 @@ func cacheLookups(m managerprocess.Metrics) map[string]float64 {
 		out[hook+"/"+result] += series.GetCounter().GetValue()
 	}
 	return out
-}
-
-// HookOfPath turns a Runtime SDK request path into its hook's name:
-// /hooks.runtime.cluster.x-k8s.io/v1alpha1/generatepatches/generate-patches
-// is generatepatches; Discovery's path, which names no handler, is
-// discovery.
-func HookOfPath(path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	if len(parts) < 3 {
-		return path
-	}
-	return parts[2]
 }

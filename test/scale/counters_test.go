@@ -33,15 +33,3 @@ func TestCountersSub_KeepsTheLaterPeakAndDropsUnchangedKeys(t *testing.T) {
 		t.Errorf("Sub = %+v, want %+v", got, want)
 	}
 }
-
-func TestHookOfPath_NamesTheHookOfARuntimeSDKPath(t *testing.T) {
-	for path, want := range map[string]string{
-		"/hooks.runtime.cluster.x-k8s.io/v1alpha1/generatepatches/generate-patches.scale": "generatepatches",
-		"/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery":                              "discovery",
-		"/other": "/other",
-	} {
-		if got := HookOfPath(path); got != want {
-			t.Errorf("HookOfPath(%q) = %q, want %q", path, got, want)
-		}
-	}
-}

@@ -22,16 +22,22 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
 // Report is the side-by-side report of one scale run.
 type Report struct {
-	// Command made the run.
+	// Command made the run, and MadeBy names the make target that ran it.
 	Command string
+	MadeBy  string `json:",omitempty"`
 	Options Options
 	Results []*RunResult
 	// Workload is what every variant ran.
 	Workload *Workload
+	// Machine describes where it ran, and Started and Finished when.
+	Machine           string
+	Started, Finished time.Time
 }
 
 // Hook names as the test extension's request paths spell them.
@@ -126,12 +132,70 @@ func EventRows(event string, results []*RunResult) []row {
 	for _, c := range Controllers {
 		rows = append(rows, row{label: "reconciles: " + c, value: func(e *EventResult) float64 { return e.Reconciles[c] }})
 	}
-	return append(rows,
+	rows = append(rows,
 		row{label: "apiserver requests (core manager)", value: func(e *EventResult) float64 { return float64(e.APIRequests) }},
 		row{label: "apiserver writes (core manager)", value: func(e *EventResult) float64 { return float64(e.APIWrites) }},
-		row{label: "CPU seconds (core manager)", value: func(e *EventResult) float64 { return e.CPUSeconds }, format: func(v float64) string { return fmt.Sprintf("%.1f", v) }},
+		row{label: "CPU seconds (core manager)", value: func(e *EventResult) float64 { return e.CPUSeconds }, format: oneDecimal},
 		row{label: "peak RSS MiB (core manager, VmHWM)", value: func(e *EventResult) float64 { return float64(e.PeakRSSBytes) / (1 << 20) }},
 	)
+	if measuredLoad(results) {
+		rows = append(rows, loadRows...)
+	}
+	return rows
+}
+
+func oneDecimal(v float64) string { return fmt.Sprintf("%.1f", v) }
+
+// loadRows are what the slow extension and the machine went through:
+// runs before the slow extension and /proc readings of every process
+// have none of them.
+var loadRows = []row{
+	{label: "extension busy seconds (all hooks)", value: func(e *EventResult) float64 { return sum(e.ExtensionBusySeconds) }, format: oneDecimal},
+	{label: "extension requests the slow extension failed", value: func(e *EventResult) float64 { return sum(e.ExtensionFailed) }},
+	{label: "CPU seconds: kube-apiserver", value: func(e *EventResult) float64 { return e.ProcessCPUSeconds["kube-apiserver"] }, format: oneDecimal},
+	{label: "CPU seconds: etcd", value: func(e *EventResult) float64 { return e.ProcessCPUSeconds["etcd"] }, format: oneDecimal},
+	{label: "CPU seconds: providers (CABPK, KCP, in-memory, test extension)", value: providersCPUSeconds, format: oneDecimal},
+	{label: "CPU seconds: driver and slow extension", value: func(e *EventResult) float64 { return e.ProcessCPUSeconds[DriverName] }, format: oneDecimal},
+	{label: "machine CPU busy (of all cores)", value: func(e *EventResult) float64 { return busyShare(e.Counters) }, format: percent},
+}
+
+func percent(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
+
+func sum(m map[string]float64) float64 {
+	total := 0.0
+	for _, v := range m {
+		total += v
+	}
+	return total
+}
+
+// busyShare is the machine's busy CPU time over its total.
+func busyShare(c Counters) float64 {
+	if c.HostCPUSeconds == 0 {
+		return 0
+	}
+	return c.HostBusySeconds / c.HostCPUSeconds
+}
+
+func providersCPUSeconds(e *EventResult) float64 {
+	total := 0.0
+	for _, name := range []string{capimanagement.BootstrapName, capimanagement.ControlPlaneName, capimanagement.InfrastructureName, capimanagement.TestExtensionName} {
+		total += e.ProcessCPUSeconds[name]
+	}
+	return total
+}
+
+// measuredLoad tells whether any result has the slow extension's and the
+// machine's readings.
+func measuredLoad(results []*RunResult) bool {
+	for _, r := range results {
+		for _, e := range r.Events {
+			if e.HostCPUSeconds > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hooksSeen lists the hooks any variant's extension served during event:
@@ -243,8 +307,24 @@ func TotalOf(r *RunResult) *RunResult {
 		total.APIWrites += e.APIWrites
 		total.CPUSeconds += e.CPUSeconds
 		total.PeakRSSBytes = max(total.PeakRSSBytes, e.PeakRSSBytes)
+		total.ExtensionBusySeconds = addMap(total.ExtensionBusySeconds, e.ExtensionBusySeconds)
+		total.ExtensionFailed = addMap(total.ExtensionFailed, e.ExtensionFailed)
+		total.ProcessCPUSeconds = addMap(total.ProcessCPUSeconds, e.ProcessCPUSeconds)
+		total.HostBusySeconds += e.HostBusySeconds
+		total.HostCPUSeconds += e.HostCPUSeconds
 	}
 	return &RunResult{Variant: r.Variant, Clusters: r.Clusters, Events: []EventResult{total}}
+}
+
+// addMap adds b into a, made when nil.
+func addMap(a, b map[string]float64) map[string]float64 {
+	if a == nil {
+		a = map[string]float64{}
+	}
+	for k, v := range b {
+		a[k] += v
+	}
+	return a
 }
 
 // CacheTable compares GeneratePatches and ValidateTopology requests per

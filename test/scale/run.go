@@ -23,7 +23,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -31,14 +33,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/scheme"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/slowextension"
 )
 
 // Variant is one manager a run goes under.
@@ -80,11 +85,42 @@ type Options struct {
 	// EventTimeout bounds an event past its window: an event that is not
 	// quiet by then is reported as such.
 	EventTimeout time.Duration
+	// Settle bounds the wait for quiet once an event's change is done and
+	// its window has passed: at scale, resyncs every sync period may never
+	// leave a gap of Quiet, and the event is then reported as not quiet
+	// rather than held to EventTimeout. Zero means EventTimeout.
+	Settle time.Duration
 	// CacheMaxAge is the response cache annotation's value for Cache
 	// variants; at least the idle window.
 	CacheMaxAge time.Duration
+	// Latencies are the slow extension's latencies, each a run of every
+	// variant: the slow extension (test/slowextension) holds each request
+	// to Cluster API's test extension that long. None means one run at 0.
+	Latencies []time.Duration
+	// LeaderElection runs every core manager with --leader-elect, as
+	// Cluster API's Deployment does; a leader change needs it.
+	LeaderElection bool
+	// LeaderChangeLatencies are the latencies whose runs make a leader
+	// change after the upgrade: a second replica, the leader killed, a
+	// Cluster created, and LeaderChangeWindow of counts after the takeover.
+	LeaderChangeLatencies []time.Duration
+	LeaderChangeWindow    time.Duration
+	// Only, when set, names the events to make, of Events; the rest are
+	// left out.
+	Only []string
+	// ManagerArgs are more flags of the core manager, the same under every
+	// manager: the concurrency and client rate limits of a scale run.
+	ManagerArgs []string
 	// Progress receives a line per step.
 	Progress io.Writer `json:"-"`
+	// Save, when set, is given every result so far after each run, so
+	// that a long run that stops keeps what it measured.
+	Save func([]*RunResult) error `json:"-"`
+}
+
+// makes tells whether the run makes the event.
+func (o Options) makes(event string) bool {
+	return len(o.Only) == 0 || slices.Contains(o.Only, event)
 }
 
 // Event names, in the order a run makes them.
@@ -94,11 +130,13 @@ const (
 	EventAnnotation = "ExtensionConfig annotation update"
 	EventSettings   = "ExtensionConfig settings change"
 	EventUpgrade    = "upgrade all"
-	EventDelete     = "delete all"
+	// EventLeaderChange is made only at Options.LeaderChangeLatencies.
+	EventLeaderChange = "leader change"
+	EventDelete       = "delete all"
 )
 
 // Events lists them in order.
-var Events = []string{EventCreate, EventIdle, EventAnnotation, EventSettings, EventUpgrade, EventDelete}
+var Events = []string{EventCreate, EventIdle, EventAnnotation, EventSettings, EventUpgrade, EventLeaderChange, EventDelete}
 
 // EventResult is one event under one manager.
 type EventResult struct {
@@ -115,9 +153,13 @@ type EventResult struct {
 
 // RunResult is one variant's run.
 type RunResult struct {
-	Variant  string        `json:"variant"`
-	Clusters int           `json:"clusters"`
-	Events   []EventResult `json:"events"`
+	Variant  string `json:"variant"`
+	Clusters int    `json:"clusters"`
+	// Latency is the slow extension's.
+	Latency time.Duration `json:"latency"`
+	Events  []EventResult `json:"events"`
+	// LeaderChange is set when the run made one.
+	LeaderChange *LeaderChange `json:"leaderChange,omitempty"`
 	// Handlers are the test extension's handlers as Discovery registered
 	// them on the ExtensionConfig.
 	Handlers []string `json:"handlers"`
@@ -142,37 +184,76 @@ func (r *RunResult) Event(name string) *EventResult {
 	return nil
 }
 
-// Run runs the workload (RenderWorkload) under each variant, each on a
-// fresh management cluster. A variant that fails keeps what it measured,
-// and the next still runs.
-func Run(ctx context.Context, o Options, w *Workload, variants []Variant) ([]*RunResult, error) {
+// Run runs the workload (RenderWorkload) under each variant at each
+// latency, each on a fresh management cluster. A run that fails keeps
+// what it measured, and the next still runs. A run earlier holds without
+// an error is kept rather than made again, so a long run that stopped
+// can go on where it was.
+func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlier []*RunResult) ([]*RunResult, error) {
+	latencies := o.Latencies
+	if len(latencies) == 0 {
+		latencies = []time.Duration{0}
+	}
 	var results []*RunResult
-	for _, v := range variants {
-		r := &RunResult{Variant: v.Name, Clusters: o.Clusters}
-		fmt.Fprintf(o.Progress, "== %s, %d Clusters\n", v.Name, o.Clusters)
-		if err := runVariant(ctx, o, w, v, r); err != nil {
-			r.Err = err.Error()
-			fmt.Fprintf(o.Progress, "%s failed: %v\n", v.Name, err)
-		}
-		results = append(results, r)
-		if ctx.Err() != nil {
-			return results, ctx.Err()
+	for _, latency := range latencies {
+		for _, v := range variants {
+			if done := find(earlier, v.Name, latency); done != nil && done.Err == "" && done.Clusters == o.Clusters {
+				fmt.Fprintf(o.Progress, "== %s at %s: kept from the results file\n", v.Name, latency)
+				results = append(results, done)
+				continue
+			}
+			r := &RunResult{Variant: v.Name, Clusters: o.Clusters, Latency: latency}
+			fmt.Fprintf(o.Progress, "== %s, %d Clusters, extension latency %s\n", v.Name, o.Clusters, latency)
+			if err := runVariant(ctx, o, w, v, r); err != nil {
+				r.Err = err.Error()
+				fmt.Fprintf(o.Progress, "%s failed: %v\n", v.Name, err)
+			}
+			results = append(results, r)
+			if o.Save != nil {
+				if err := o.Save(results); err != nil {
+					return results, err
+				}
+			}
+			if ctx.Err() != nil {
+				return results, ctx.Err()
+			}
 		}
 	}
 	return results, nil
 }
 
+// find returns the result of variant at latency, or nil.
+func find(results []*RunResult, variant string, latency time.Duration) *RunResult {
+	for _, r := range results {
+		if r.Variant == variant && r.Latency == latency {
+			return r
+		}
+	}
+	return nil
+}
+
 // run is one variant's management cluster and workload.
 type run struct {
-	o      Options
-	w      *Workload
-	mgmt   *capimanagement.Management
-	c      client.Client
-	reader *reader
-	result *RunResult
+	o    Options
+	w    *Workload
+	mgmt *capimanagement.Management
+	c    client.Client
+	// view is a watch of the Clusters and Machines the waits read: 200
+	// waiting workers each polling kube-apiserver would be its busiest
+	// client and slow the managers down.
+	view      client.Reader
+	extension *slowextension.Proxy
+	reader    *reader
+	result    *RunResult
+	// takeoverCreated is set once the leader change created its Cluster,
+	// which the delete deletes too.
+	takeoverCreated bool
 }
 
 func runVariant(ctx context.Context, o Options, w *Workload, v Variant, result *RunResult) error {
+	// The watch of the workload ends with the variant.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	dir := filepath.Join(o.Dir, dirName(v))
 	if err := os.RemoveAll(dir); err != nil {
 		return err
@@ -182,8 +263,10 @@ func runVariant(ctx context.Context, o Options, w *Workload, v Variant, result *
 		coreManager = filepath.Join(o.BinDir, "core-manager")
 	}
 	mgmt, err := capimanagement.Start(ctx, capimanagement.Options{
-		BinDir: o.BinDir, Dir: dir, CoreManager: coreManager, AuditLog: true,
-		CoreManagerArgs: []string{"--sync-period=" + o.SyncPeriod.String()},
+		BinDir: o.BinDir, Dir: dir, CoreManager: coreManager, AuditLog: true, LeaderElection: o.LeaderElection,
+		// The takeover's Cluster is one more.
+		WorkloadClusters: o.Clusters + 1,
+		CoreManagerArgs:  append([]string{"--sync-period=" + o.SyncPeriod.String()}, o.ManagerArgs...),
 	})
 	if err != nil {
 		return err
@@ -194,11 +277,40 @@ func runVariant(ctx context.Context, o Options, w *Workload, v Variant, result *
 	if err != nil {
 		return err
 	}
-	r := &run{o: o, w: w, mgmt: mgmt, c: mgmt.Client, reader: &reader{mgmt: mgmt, audit: audit, start: mark}, result: result}
+	view, err := watchClustersAndMachines(ctx, mgmt)
+	if err != nil {
+		return err
+	}
+	extension, err := slowextension.Start(slowextension.Options{Upstream: mgmt.ExtensionURL, UpstreamCA: mgmt.ExtensionCA, Latency: result.Latency})
+	if err != nil {
+		return err
+	}
+	defer extension.Close()
+	r := &run{o: o, w: w, mgmt: mgmt, c: mgmt.Client, view: view, extension: extension,
+		reader: &reader{mgmt: mgmt, audit: audit, start: mark, extension: extension}, result: result}
 	if err := r.setUp(ctx, v); err != nil {
 		return err
 	}
 	return r.events(ctx)
+}
+
+// watchClustersAndMachines starts a cache of the workload's namespace's
+// Clusters and Machines, which lives as long as ctx.
+func watchClustersAndMachines(ctx context.Context, mgmt *capimanagement.Management) (client.Reader, error) {
+	view, err := ctrlcache.New(mgmt.Config, ctrlcache.Options{Scheme: scheme.New(), DefaultNamespaces: map[string]ctrlcache.Config{Namespace: {}}})
+	if err != nil {
+		return nil, err
+	}
+	for _, obj := range []client.Object{&clusterv1.Cluster{}, &clusterv1.Machine{}} {
+		if _, err := view.GetInformer(ctx, obj); err != nil {
+			return nil, err
+		}
+	}
+	go func() { _ = view.Start(ctx) }()
+	if !view.WaitForCacheSync(ctx) {
+		return nil, fmt.Errorf("the watch of Clusters and Machines did not sync: %w", ctx.Err())
+	}
+	return view, nil
 }
 
 func dirName(v Variant) string {
@@ -219,6 +331,8 @@ func (r *run) setUp(ctx context.Context, v Variant) error {
 		return err
 	}
 	ext := r.mgmt.TestExtensionConfig(ExtensionConfigName, Namespace)
+	// Every call goes through the slow extension.
+	ext.Spec.ClientConfig.URL, ext.Spec.ClientConfig.CABundle = r.extension.URL, r.extension.CA
 	if v.Cache {
 		ext.Annotations = map[string]string{userfacing.ResponseCacheMaxAgeAnnotation: r.o.CacheMaxAge.String()}
 	}
@@ -298,6 +412,17 @@ func (r *run) events(ctx context.Context) error {
 		{name: EventDelete, apply: r.deleteAll},
 	}
 	for _, s := range steps {
+		if !r.o.makes(s.name) {
+			continue
+		}
+		// The leader change comes between the upgrade and the delete,
+		// with every Cluster Available.
+		if s.name == EventDelete && r.makesLeaderChange() {
+			r.progress("event: " + EventLeaderChange)
+			if err := r.leaderChange(ctx); err != nil {
+				return fmt.Errorf("%s: %w", EventLeaderChange, err)
+			}
+		}
 		r.progress("event: " + s.name)
 		e, err := r.measure(ctx, s.name, s.apply, s.window)
 		if err != nil {
@@ -326,6 +451,10 @@ func (r *run) extensionConfigConditions(ctx context.Context) error {
 	return nil
 }
 
+// errNotSettled ends the wait for quiet of an event that is done but kept
+// busy past Options.Settle.
+var errNotSettled = errors.New("not quiet within the settle time")
+
 // pollInterval is how often waits and the quiet test look.
 const pollInterval = 2 * time.Second
 
@@ -348,6 +477,9 @@ func (r *run) measure(ctx context.Context, name string, apply func(context.Conte
 			if err := r.mgmt.Exited(); err != nil {
 				return 0, false, err
 			}
+			if !doneAt.IsZero() && r.o.Settle > 0 && time.Since(doneAt) > r.o.Settle && !time.Now().Before(start.Add(window)) {
+				return 0, false, errNotSettled
+			}
 			if doneAt.IsZero() {
 				select {
 				case err := <-applied:
@@ -361,7 +493,7 @@ func (r *run) measure(ctx context.Context, name string, apply func(context.Conte
 			now, err := r.reader.scrape(ctx)
 			return now.activity(), !doneAt.IsZero() && !time.Now().Before(start.Add(window)), err
 		})
-	notQuiet := errors.Is(err, quiet.ErrTimeout)
+	notQuiet := errors.Is(err, quiet.ErrTimeout) || errors.Is(err, errNotSettled)
 	switch {
 	case notQuiet && doneAt.IsZero():
 		return EventResult{}, fmt.Errorf("not done after %s", time.Since(start).Round(time.Second))
@@ -406,8 +538,9 @@ func (r *run) touchExtensionConfig(mutate func(*runtimev1.ExtensionConfig)) func
 // work on the last is done, waiting included.
 func (r *run) eachCluster(ctx context.Context, work func(ctx context.Context, name string) error) error {
 	names := make(chan string)
-	errs := make(chan error, len(r.w.Clusters))
+	errs := make(chan error, len(r.w.Clusters)+1)
 	var wg sync.WaitGroup
+	var done atomic.Int32
 	for range max(r.o.Concurrency, 1) {
 		wg.Add(1)
 		go func() {
@@ -416,21 +549,34 @@ func (r *run) eachCluster(ctx context.Context, work func(ctx context.Context, na
 				if err := work(ctx, name); err != nil {
 					errs <- fmt.Errorf("Cluster %s: %w", name, err)
 				}
+				done.Add(1)
 			}
 		}()
 	}
+	// A line a minute says how far a long event is.
+	stopProgress := make(chan struct{})
+	defer close(stopProgress)
+	go func() {
+		for {
+			select {
+			case <-stopProgress:
+				return
+			case <-time.After(time.Minute):
+				r.progress(fmt.Sprintf("%d Clusters done", done.Load()))
+			}
+		}
+	}()
 	for _, c := range r.w.Clusters {
 		names <- c.GetName()
+	}
+	if r.takeoverCreated {
+		names <- r.w.Takeover.GetName()
 	}
 	close(names)
 	wg.Wait()
 	close(errs)
 	return <-errs
 }
-
-// clusterTimeout bounds one Cluster's creation, upgrade or deletion,
-// sized for two loaded cores.
-const clusterTimeout = 20 * time.Minute
 
 func (r *run) createAll(ctx context.Context) error {
 	byName := map[string]*unstructured.Unstructured{}
@@ -441,7 +587,7 @@ func (r *run) createAll(ctx context.Context) error {
 		if err := r.c.Create(ctx, byName[name].DeepCopy()); err != nil {
 			return err
 		}
-		return r.waitFor(ctx, clusterTimeout, "Available", func() (bool, string, error) {
+		return r.waitFor(ctx, r.o.EventTimeout, "Available", func() (bool, string, error) {
 			return r.available(ctx, name, "")
 		})
 	})
@@ -452,7 +598,7 @@ func (r *run) createAll(ctx context.Context) error {
 // of it at that version and none deleting.
 func (r *run) available(ctx context.Context, name, version string) (bool, string, error) {
 	cluster := &clusterv1.Cluster{}
-	if err := r.c.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: name}, cluster); err != nil {
+	if err := r.view.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: name}, cluster); err != nil {
 		return false, err.Error(), nil
 	}
 	for _, want := range []string{clusterv1.AvailableCondition, clusterv1.ClusterTopologyReconciledCondition} {
@@ -465,7 +611,7 @@ func (r *run) available(ctx context.Context, name, version string) (bool, string
 		return true, "", nil
 	}
 	machines := &clusterv1.MachineList{}
-	if err := r.c.List(ctx, machines, client.InNamespace(Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: name}); err != nil {
+	if err := r.view.List(ctx, machines, client.InNamespace(Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: name}); err != nil {
 		return false, err.Error(), nil
 	}
 	if len(machines.Items) != controlPlaneMachines+workerMachines {
@@ -492,7 +638,7 @@ func (r *run) upgradeAll(ctx context.Context) error {
 		if err := r.c.Patch(ctx, cluster, client.MergeFrom(before)); err != nil {
 			return err
 		}
-		return r.waitFor(ctx, clusterTimeout, "upgraded to "+r.w.ToVersion, func() (bool, string, error) {
+		return r.waitFor(ctx, r.o.EventTimeout, "upgraded to "+r.w.ToVersion, func() (bool, string, error) {
 			return r.available(ctx, name, r.w.ToVersion)
 		})
 	})
@@ -505,8 +651,8 @@ func (r *run) deleteAll(ctx context.Context) error {
 		if err := r.c.Delete(ctx, cluster); err != nil {
 			return err
 		}
-		return r.waitFor(ctx, clusterTimeout, "deleted", func() (bool, string, error) {
-			err := r.c.Get(ctx, client.ObjectKeyFromObject(cluster), &clusterv1.Cluster{})
+		return r.waitFor(ctx, r.o.EventTimeout, "deleted", func() (bool, string, error) {
+			err := r.view.Get(ctx, client.ObjectKeyFromObject(cluster), &clusterv1.Cluster{})
 			return client.IgnoreNotFound(err) == nil && err != nil, fmt.Sprintf("get: %v", err), nil
 		})
 	})

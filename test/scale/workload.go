@@ -36,6 +36,8 @@ const (
 	Namespace           = "scale"
 	ExtensionConfigName = "scale"
 	clusterPrefix       = "scale-"
+	// TakeoverClusterName is the Cluster a leader change creates.
+	TakeoverClusterName = clusterPrefix + "takeover"
 	// The scale e2e's shape per Cluster.
 	controlPlaneMachines = 1
 	workerMachines       = 3
@@ -49,6 +51,9 @@ type Workload struct {
 	Classes []*unstructured.Unstructured `json:"-"`
 	// Clusters are the Clusters to create, scale-00001 to scale-N.
 	Clusters []*unstructured.Unstructured `json:"-"`
+	// Takeover is one more Cluster of the same shape, created right after
+	// a leader change's kill.
+	Takeover *unstructured.Unstructured `json:"-"`
 	// FromVersion and ToVersion are Cluster API's e2e upgrade versions.
 	FromVersion, ToVersion string
 	// ValidateTopologyHandler is the handler the ClusterClasses name for
@@ -110,6 +115,8 @@ func RenderWorkload(ctx context.Context, binDir, clusterTemplate string, cluster
 		c.SetName(ClusterName(i, clusters))
 		w.Clusters = append(w.Clusters, c)
 	}
+	w.Takeover = rendered[0].DeepCopy()
+	w.Takeover.SetName(TakeoverClusterName)
 	return w, nil
 }
 

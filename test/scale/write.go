@@ -19,10 +19,13 @@ package scale
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
 )
 
 // SpecCheck compares the generated objects of the cache run with those of
@@ -63,11 +66,130 @@ func first(s []string, n int) []string {
 	return s
 }
 
+// writeSetUp says what a run with the slow extension, more manager flags
+// or a leader change did beyond Cluster API's scale shape.
+func (r *Report) writeSetUp(w io.Writer) {
+	o := r.Options
+	if o.Concurrency >= o.Clusters {
+		fmt.Fprintf(w, "**Concurrency %d covers every Cluster**: the driver creates, upgrades and deletes them all at once and waits for each, "+
+			"so the managers and the machine set the pace, not the driver. It waits through a watch of Clusters and Machines rather than by polling, "+
+			"so that its reads add nothing to kube-apiserver's load but the watch.\n\n", o.Concurrency)
+	}
+	if len(o.ManagerArgs) > 0 {
+		fmt.Fprintf(w, "Every core manager also runs with `%s`, the same under each.\n\n", strings.Join(o.ManagerArgs, " "))
+	}
+	if measuredLoad(r.Results) {
+		fmt.Fprintf(w, "**Every Runtime SDK call goes through the slow extension** (`test/slowextension`), a TLS proxy in front of Cluster API's unmodified test extension: "+
+			"it holds each request for the run's latency, then passes it on over verified TLS. Its busy seconds are, for each request, the time from its arrival "+
+			"to its answer, added up: what an extension that answers one request at a time would be busy for. Process CPU seconds are from /proc for every process "+
+			"of the management cluster; the machine's busy share is from /proc/stat over both cores. When it is near 100%%, the machine set the pace, "+
+			"and the process rows say which part of it.\n\n")
+	}
+	if o.LeaderElection {
+		fmt.Fprintf(w, "Every core manager runs with `--leader-elect` (its Lease `%s/%s`), as Cluster API's Deployment runs it.", capimanagement.LeaseNamespace, capimanagement.LeaseName)
+		if len(o.LeaderChangeLatencies) > 0 {
+			fmt.Fprintf(w, " **The leader change** (at %s), after the upgrade with every Cluster Available: a second replica is started and stands by; the leader "+
+				"is killed with SIGKILL and started again at once, on its webhook port, as kubelet restarts a container; Cluster `%s` is created right after the kill, "+
+				"retried until the core manager's webhooks take it. Its counts run for %s from the takeover: the extension's requests, the new leader's reconciles, "+
+				"CPU and peak RSS. The new leader is quiet once its %s reconciles and the extension's requests stop for %s; with a sync period of %s, "+
+				"resyncs wake it again each period, so \"until quiet\" is the takeover's own burst.", latencyList(o.LeaderChangeLatencies), TakeoverClusterName,
+				o.LeaderChangeWindow, strings.Join(Controllers, ", "), o.Quiet, o.SyncPeriod)
+		}
+		fmt.Fprintf(w, "\n\n")
+	}
+}
+
+func latencyList(latencies []time.Duration) string {
+	var names []string
+	for _, l := range latencies {
+		names = append(names, latencyName(l))
+	}
+	return strings.Join(names, ", ")
+}
+
+// LatencyGroup is the runs at one latency of the slow extension.
+type LatencyGroup struct {
+	Latency time.Duration
+	Results []*RunResult
+}
+
+// ByLatency groups results by latency, lowest first.
+func ByLatency(results []*RunResult) []LatencyGroup {
+	var groups []LatencyGroup
+	for _, r := range results {
+		i := slices.IndexFunc(groups, func(g LatencyGroup) bool { return g.Latency == r.Latency })
+		if i < 0 {
+			groups = append(groups, LatencyGroup{Latency: r.Latency})
+			i = len(groups) - 1
+		}
+		groups[i].Results = append(groups[i].Results, r)
+	}
+	slices.SortFunc(groups, func(a, b LatencyGroup) int { return int(a.Latency - b.Latency) })
+	return groups
+}
+
+func latencyName(d time.Duration) string {
+	if d == 0 {
+		return "0 ms"
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
+
+// writeEvents prints the tables of one latency's runs under headings of
+// level.
+func writeEvents(w io.Writer, level string, results []*RunResult) {
+	for _, e := range Events {
+		if !madeBy(results, e) {
+			continue
+		}
+		fmt.Fprintf(w, "%s %s\n\n", level, e)
+		if e == EventLeaderChange {
+			LeaderChangeTable(results).Write(w)
+		} else {
+			EventTable(e, results).Write(w)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "%s Whole run (sum of the events; peak RSS is the largest)\n\n", level)
+	var totals []*RunResult
+	for _, res := range results {
+		totals = append(totals, TotalOf(res))
+	}
+	EventTable("total", totals).Write(w)
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%s Lifecycle hooks\n\nCluster API caches some lifecycle hook answers in its reconcilers (#13006), which the drop-in runs unchanged; "+
+		"its runtime client is ours, so these counts show the two agree.\n\n", level)
+	LifecycleTable(results).Write(w)
+	fmt.Fprintln(w)
+	if _, _, cache := columns(results); cache != nil {
+		fmt.Fprintf(w, "%s GeneratePatches and ValidateTopology with the response cache\n\n", level)
+		CacheTable(results).Write(w)
+		fmt.Fprintln(w)
+	}
+}
+
+// madeBy tells whether any run made the event.
+func madeBy(results []*RunResult, event string) bool {
+	for _, r := range results {
+		if r.Event(event) != nil || (event == EventLeaderChange && r.LeaderChange != nil) {
+			return true
+		}
+	}
+	return false
+}
+
 // Write prints the report as markdown.
 func (r *Report) Write(w io.Writer) {
 	o := r.Options
 	fmt.Fprintf(w, "# Cluster API's scale shape, side by side: N = %d\n\n", o.Clusters)
-	fmt.Fprintf(w, "Made by `%s` (one run per manager, each on a fresh management cluster).\n\n", r.Command)
+	if r.MadeBy != "" {
+		fmt.Fprintf(w, "Made by `%s`, which runs `%s` (one run per manager and latency, each on a fresh management cluster).\n\n", r.MadeBy, r.Command)
+	} else {
+		fmt.Fprintf(w, "Made by `%s` (one run per manager, each on a fresh management cluster).\n\n", r.Command)
+	}
+	if r.Machine != "" {
+		fmt.Fprintf(w, "Ran on %s, from %s to %s.\n\n", r.Machine, r.Started.Format(time.RFC3339), r.Finished.Format(time.RFC3339))
+	}
 	fmt.Fprintf(w, "Workload, after Cluster API v1.14.2's `test/e2e/scale.go` (`scale_test.go`'s in-memory spec): %d Clusters of the `in-memory-scale` flavor "+
 		"(`cluster-template-in-memory-scale.yaml`) from the in-memory ClusterClass, each 1 control plane Machine and 1 MachineDeployment of 3 workers, "+
 		"created, upgraded and deleted with concurrency %d (a worker takes the next Cluster once the last is Available, upgraded or gone); "+
@@ -79,6 +201,7 @@ func (r *Report) Write(w io.Writer) {
 			"Cluster API's in-memory ClusterClass names only GeneratePatches and DiscoverVariables. The test extension serves it: its Discovery registered `%s`. "+
 			"Upgrade: %s → %s, as Cluster API's scale e2e does: the topology version only, since its framework sets the `etcdImageTag` and `coreDNSImageTag` variables only on a Cluster that already names them, and the `in-memory-scale` template names neither.\n\n", r.Workload.ValidateTopologyHandler, r.Workload.ValidateTopologyHandler, r.Workload.FromVersion, r.Workload.ToVersion)
 	}
+	r.writeSetUp(w)
 	fmt.Fprintf(w, "Both managers run with `--sync-period=%s`; the idle event lasts one period and %s. An event ends when its change is done "+
 		"(all Available, upgraded, gone) and for %s no reconcile of %s and no extension request happened; its wall time to quiet is up to the last such activity. ",
 		o.SyncPeriod, o.IdleMargin, o.Quiet, strings.Join(Controllers, ", "))
@@ -97,29 +220,23 @@ func (r *Report) Write(w io.Writer) {
 		"not in the settings change's own row.\n\n", o.SyncPeriod)
 	for _, res := range r.Results {
 		if res.Err != "" {
-			fmt.Fprintf(w, "**%s stopped:** %s\n\n", res.Variant, res.Err)
+			fmt.Fprintf(w, "**%s at %s stopped:** %s\n\n", res.Variant, res.Latency, res.Err)
 		}
 	}
-	for _, e := range Events {
-		fmt.Fprintf(w, "## %s\n\n", e)
-		EventTable(e, r.Results).Write(w)
+	if measuredLoad(r.Results) {
+		fmt.Fprintf(w, "## Who set the pace\n\nFor each event: the machine's busy share of both cores, and the process that used the most CPU, "+
+			"as a share of the busy time.\n\n")
+		PaceTable(r.Results).Write(w)
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "## Whole run (sum of the events; peak RSS is the largest)\n\n")
-	var totals []*RunResult
-	for _, res := range r.Results {
-		totals = append(totals, TotalOf(res))
-	}
-	EventTable("total", totals).Write(w)
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "## Lifecycle hooks\n\nCluster API caches some lifecycle hook answers in its reconcilers (#13006), which the drop-in runs unchanged; "+
-		"its runtime client is ours, so these counts show the two agree.\n\n")
-	LifecycleTable(r.Results).Write(w)
-	fmt.Fprintln(w)
-	if _, _, cache := columns(r.Results); cache != nil {
-		fmt.Fprintf(w, "## GeneratePatches and ValidateTopology with the response cache\n\n")
-		CacheTable(r.Results).Write(w)
-		fmt.Fprintln(w)
+	groups := ByLatency(r.Results)
+	if len(groups) == 1 && groups[0].Latency == 0 && !measuredLoad(r.Results) {
+		writeEvents(w, "##", groups[0].Results)
+	} else {
+		for _, g := range groups {
+			fmt.Fprintf(w, "## Extension latency %s\n\n", latencyName(g.Latency))
+			writeEvents(w, "###", g.Results)
+		}
 	}
 	fmt.Fprintf(w, "## Generated objects\n\nThe Clusters and what the topology controller generated for them (DevCluster, KubeadmControlPlane, MachineDeployments, "+
 		"DevMachineTemplates, KubeadmConfigTemplates): spec and labels, by kind and name without the generated suffix, generated names inside specs normalised "+
@@ -132,4 +249,44 @@ func (r *Report) Write(w io.Writer) {
 	for _, res := range r.Results {
 		fmt.Fprintf(w, "- %s: handlers %s; ExtensionConfig conditions at the end: %s\n", res.Variant, strings.Join(slices.Sorted(slices.Values(res.Handlers)), ", "), strings.Join(res.ExtensionConfigConditions, "; "))
 	}
+}
+
+// PaceTable says, for each run and event, how busy the machine was and
+// which process used the most of its CPU: when the machine is near fully
+// busy, it set the pace, and that process most of all.
+func PaceTable(results []*RunResult) Table {
+	var events []string
+	for _, e := range Events {
+		if e != EventLeaderChange && madeBy(results, e) {
+			events = append(events, e)
+		}
+	}
+	t := Table{Header: append([]string{"run"}, events...)}
+	for _, g := range ByLatency(results) {
+		for _, r := range g.Results {
+			line := []string{fmt.Sprintf("%s, %s", r.Variant, latencyName(r.Latency))}
+			for _, name := range events {
+				e := r.Event(name)
+				if e == nil || e.HostCPUSeconds == 0 {
+					line = append(line, "n/a")
+					continue
+				}
+				top, topCPU := busiest(e.ProcessCPUSeconds)
+				line = append(line, fmt.Sprintf("%s busy; %s %s", percent(busyShare(e.Counters)), top, percent(topCPU/e.HostBusySeconds)))
+			}
+			t.Rows = append(t.Rows, line)
+		}
+	}
+	return t
+}
+
+// busiest is the process with the most CPU time.
+func busiest(cpu map[string]float64) (string, float64) {
+	name, most := "", -1.0
+	for _, n := range slices.Sorted(maps.Keys(cpu)) {
+		if cpu[n] > most {
+			name, most = n, cpu[n]
+		}
+	}
+	return name, most
 }

@@ -17,19 +17,23 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/cli"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/toolbin"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/scale"
 )
 
@@ -38,6 +42,8 @@ type scaleOptions struct {
 	managers   string
 	out        string
 	reportFrom string
+	resume     bool
+	madeBy     string
 }
 
 // runScale is the `scale` subcommand: Cluster API's scale shape on a real
@@ -54,6 +60,7 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.DurationVar(&o.IdleMargin, "idle-margin", 15*time.Second, "Added to the idle event's period.")
 	fs.DurationVar(&o.Quiet, "quiet", 10*time.Second, "How long without a reconcile of the measured controllers and without an extension request an event counts as settled.")
 	fs.DurationVar(&o.EventTimeout, "event-timeout", 30*time.Minute, "Longest an event may take (past the idle window); not quiet by then is reported, not done by then fails the run.")
+	fs.DurationVar(&o.Settle, "settle", 0, "Longest wait for quiet once an event's change is done and its window passed; longer is reported as not quiet (0: --event-timeout).")
 	fs.DurationVar(&o.CacheMaxAge, "cache-max-age", 10*time.Minute, "Response cache max age of the cache run (at least the idle window).")
 	fs.StringVar(&o.managers, "managers", "drop-in,capi,cache", "Runs, in order: drop-in (bin/core-manager), capi (bin/capi-baseline), cache (bin/core-manager with the response cache on).")
 	fs.StringVar(&o.BinDir, "bin-dir", "", "Directory with the control plane, Cluster API's manager and providers (make capi-providers) and core-manager; defaults to $"+toolbin.DirEnv+" or bin/ of the project.")
@@ -61,6 +68,33 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&o.Dir, "local-dir", filepath.Join(".local", "scale"), "Data directory of the management clusters; each run's is wiped at its start.")
 	fs.StringVar(&o.reportFrom, "report-from", "", "Write the report again from an earlier run's .json results, running nothing.")
 	fs.StringVar(&o.out, "out", "scale-results/report.md", "The markdown report; its results (all counts, the normalised objects) go beside it, as .json.")
+	fs.Func("latencies", "The slow extension's latencies, comma-separated: every manager runs at each (0 passes requests on at once).", func(v string) error {
+		var err error
+		o.Latencies, err = parseDurations(v)
+		return err
+	})
+	fs.BoolVar(&o.LeaderElection, "leader-election", false, "Run every core manager with --leader-elect, as Cluster API's Deployment does (needs root).")
+	fs.Func("leader-change-latencies", "The latencies whose runs make a leader change after the upgrade, comma-separated (needs --leader-election).", func(v string) error {
+		var err error
+		o.LeaderChangeLatencies, err = parseDurations(v)
+		return err
+	})
+	fs.DurationVar(&o.LeaderChangeWindow, "leader-change-window", 10*time.Minute, "How long after a takeover its counts run.")
+	fs.Func("events", "The events to make, comma-separated, of: "+strings.Join(scale.Events, ", ")+" (all when not given).", func(v string) error {
+		for _, e := range strings.Split(v, ",") {
+			if !slices.Contains(scale.Events, strings.TrimSpace(e)) {
+				return fmt.Errorf("unknown event %q", e)
+			}
+			o.Only = append(o.Only, strings.TrimSpace(e))
+		}
+		return nil
+	})
+	fs.StringVar(&o.madeBy, "made-by", "", "The make target that runs this, named at the report's top.")
+	fs.BoolVar(&o.resume, "resume", false, "Keep the runs the results beside --out hold without an error, and make only the others.")
+	fs.Func("manager-arg", "A flag of every core manager, the same under each (repeat it): the concurrency and client rate limits of a scale run.", func(v string) error {
+		o.ManagerArgs = append(o.ManagerArgs, v)
+		return nil
+	})
 	return cli.Run(fs, args, stderr, func() error { return scaleMain(ctx, o, args, stdout, stderr) })
 }
 
@@ -93,18 +127,56 @@ func scaleMain(ctx context.Context, o scaleOptions, args []string, stdout, stder
 	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
 		return err
 	}
+	if len(o.LeaderChangeLatencies) > 0 && !o.LeaderElection {
+		return errors.New("--leader-change-latencies needs --leader-election")
+	}
 	o.Progress = stderr
 	w, err := scale.RenderWorkload(ctx, o.BinDir, o.ClusterTemplate, o.Clusters, o.AdditionalClasses)
 	if err != nil {
 		return err
 	}
-	results, runErr := scale.Run(ctx, o.Options, w, variants)
-	report := &scale.Report{Command: "rsc-bench scale " + strings.Join(args, " "), Options: o.Options, Results: results, Workload: w}
+	machine, err := procstat.Machine()
+	if err != nil {
+		return err
+	}
+	report := &scale.Report{Command: "rsc-bench scale " + strings.Join(args, " "), Options: o.Options, Workload: w, Machine: machine, MadeBy: o.madeBy, Started: time.Now().UTC()}
+	var earlier []*scale.RunResult
+	if o.resume {
+		if previous, err := readScaleResults(resultsPath(o.out)); err == nil {
+			earlier, report.Started = previous.Results, previous.Started
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	// Each run's results are written as soon as it ends: a whole N = 200
+	// run takes hours.
+	o.Save = func(results []*scale.RunResult) error {
+		report.Results = results
+		return writeScaleReport(o.out, report)
+	}
+	results, runErr := scale.Run(ctx, o.Options, w, variants, earlier)
+	report.Results, report.Finished = results, time.Now().UTC()
 	if err := writeScaleReport(o.out, report); err != nil {
 		return err
 	}
 	report.Write(stdout)
 	return runErr
+}
+
+// parseDurations reads a comma-separated list of durations.
+func parseDurations(list string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, v := range strings.Split(list, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return nil, err
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("%s is negative", d)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // parseManagers turns --managers into the variants to run.
@@ -125,42 +197,59 @@ func parseManagers(list string) ([]scale.Variant, error) {
 	return out, nil
 }
 
+// chartPath is where the chart of the report at path goes.
+func chartPath(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".svg"
+}
+
 // resultsPath is where the results of the report at path go: n10.md's in
 // n10.json.
 func resultsPath(path string) string {
 	return strings.TrimSuffix(path, filepath.Ext(path)) + ".json"
 }
 
-// writeScaleReport writes the markdown report and its results beside it.
+// writeScaleReport writes the markdown report, and beside it its results
+// and their chart (n200.md's in n200.json and n200.svg).
 func writeScaleReport(path string, r *scale.Report) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	r.Write(f)
-	if err := f.Close(); err != nil {
+	var report, chart bytes.Buffer
+	r.Write(&report)
+	if err := scale.WriteChart(&chart, r.Results); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(resultsPath(path), append(data, '\n'), 0o644)
+	for file, content := range map[string][]byte{path: report.Bytes(), resultsPath(path): append(data, '\n'), chartPath(path): chart.Bytes()} {
+		if err := os.WriteFile(file, content, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readScaleResults reads the results an earlier run wrote.
+func readScaleResults(path string) (*scale.Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &scale.Report{}
+	if err := json.Unmarshal(data, r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
 }
 
 // rewriteScaleReport writes the report of an earlier run from its
 // results.
 func rewriteScaleReport(from, out string, stdout io.Writer) error {
-	data, err := os.ReadFile(from)
+	r, err := readScaleResults(from)
 	if err != nil {
 		return err
-	}
-	r := &scale.Report{}
-	if err := json.Unmarshal(data, r); err != nil {
-		return fmt.Errorf("%s: %w", from, err)
 	}
 	if err := writeScaleReport(out, r); err != nil {
 		return err

@@ -16,12 +16,30 @@ limitations under the License.
 
 package main
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestResultsPath_SitsBesideTheReport(t *testing.T) {
 	for in, want := range map[string]string{"docs/scale/n10.md": "docs/scale/n10.json", "out/report": "out/report.json"} {
 		if got := resultsPath(in); got != want {
 			t.Errorf("resultsPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := chartPath("docs/scale/n200.md"); got != "docs/scale/n200.svg" {
+		t.Errorf("chartPath = %q, want docs/scale/n200.svg", got)
+	}
+}
+
+func TestParseDurations_ReadsAListAndRefusesANegative(t *testing.T) {
+	got, err := parseDurations("0, 250ms")
+	if err != nil || len(got) != 2 || got[0] != 0 || got[1] != 250*time.Millisecond {
+		t.Errorf("parseDurations = %v, %v; want [0 250ms]", got, err)
+	}
+	for _, bad := range []string{"-1s", "fast", ""} {
+		if _, err := parseDurations(bad); err == nil {
+			t.Errorf("parseDurations(%q) succeeded", bad)
 		}
 	}
 }

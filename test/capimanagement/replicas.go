@@ -1,0 +1,166 @@
+/*
+Copyright 2026 The runtime-sdk-controller Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package capimanagement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/incluster"
+)
+
+// Where the core manager's Lease lives, as Cluster API's Deployment runs
+// it: its manager reads the namespace from the Pod's service account mount.
+const (
+	LeaseNamespace = "capi-system"
+	LeaseName      = "controller-leader-election-capi"
+)
+
+// runAsInCluster makes every replica run with --leader-elect and its
+// namespace mounted as a Pod's, and creates that namespace.
+func (m *Management) runAsInCluster(ctx context.Context) error {
+	binary := m.coreStart.Binary
+	if binary == "" {
+		binary = filepath.Join(m.coreStart.BinDir, capibaseline.Binary)
+	}
+	script, err := incluster.Script(filepath.Join(m.dir, "logs"), binary, LeaseNamespace)
+	if err != nil {
+		return err
+	}
+	m.coreStart.Binary = script
+	m.coreStart.Args = append(m.coreStart.Args, "--leader-elect=true")
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: LeaseNamespace}}
+	if err := m.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
+}
+
+// cores are every replica of the core manager that runs.
+func (m *Management) cores() []*capibaseline.Manager {
+	var all []*capibaseline.Manager
+	if m.core != nil {
+		all = append(all, m.core)
+	}
+	return append(all, m.standbys...)
+}
+
+// StartCoreReplica starts one more replica of the core manager, which
+// stands by, and waits until it is ready. Its webhook server listens on a
+// port of its own that no webhook configuration names.
+func (m *Management) StartCoreReplica(ctx context.Context) error {
+	if !m.leaderElection() {
+		return errors.New("a second core manager needs LeaderElection")
+	}
+	opts := m.coreStart
+	opts.WebhookPort, opts.WebhookCertDir = 0, ""
+	opts.LogPath = m.LogPath(fmt.Sprintf("%s-%d", CoreManagerName, len(m.cores())+1))
+	replica, err := capibaseline.Start(ctx, opts)
+	if err != nil {
+		return withLogTail(err, opts.LogPath)
+	}
+	m.standbys = append(m.standbys, replica)
+	return nil
+}
+
+// KillCoreLeader kills the leading core manager with SIGKILL and returns
+// when it did, once the process is gone. RestartKilledCore starts it
+// again, as kubelet restarts a container.
+func (m *Management) KillCoreLeader() (time.Time, error) {
+	if !m.leaderElection() || m.core == nil {
+		return time.Time{}, errors.New("no leading core manager to kill")
+	}
+	killed := m.core
+	m.core = nil
+	if err := syscall.Kill(killed.PID(), syscall.SIGKILL); err != nil {
+		return time.Time{}, err
+	}
+	at := time.Now()
+	<-killed.Done()
+	killed.Stop()
+	return at, nil
+}
+
+// RestartKilledCore starts the killed replica again on its webhook port,
+// the one the webhook configurations name, and waits until it is ready.
+// It stands by until AwaitCoreLeader finds who leads.
+func (m *Management) RestartKilledCore(ctx context.Context) error {
+	opts := m.coreStart
+	opts.LogPath = m.LogPath(fmt.Sprintf("%s-restarted-%d", CoreManagerName, len(m.standbys)))
+	restarted, err := capibaseline.Start(ctx, opts)
+	if err != nil {
+		return withLogTail(err, opts.LogPath)
+	}
+	m.standbys = append(m.standbys, restarted)
+	return nil
+}
+
+// CoreLogPath is where the leading core manager, or the only one, logs.
+func (m *Management) CoreLogPath() string {
+	return m.core.LogPath()
+}
+
+// AwaitCoreLeader waits, after KillCoreLeader, until a replica leads (its
+// leader_election_master_status is 1) and makes it the one CorePID,
+// MetricsURL and Scrape read. It returns when that was first seen.
+func (m *Management) AwaitCoreLeader(ctx context.Context, timeout time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		for i, replica := range m.standbys {
+			metrics, err := replica.Scrape(ctx)
+			if err != nil {
+				continue
+			}
+			for _, series := range metrics["leader_election_master_status"].GetMetric() {
+				if series.GetGauge().GetValue() == 1 {
+					at := time.Now()
+					m.standbys = append(m.standbys[:i:i], m.standbys[i+1:]...)
+					if m.core != nil {
+						m.standbys = append(m.standbys, m.core)
+					}
+					m.core = replica
+					return at, nil
+				}
+			}
+		}
+		if err := m.Exited(); err != nil {
+			return time.Time{}, err
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, fmt.Errorf("no core manager took the lead within %s", timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func (m *Management) leaderElection() bool {
+	return slices.Contains(m.coreStart.Args, "--leader-elect=true")
+}
