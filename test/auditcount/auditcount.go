@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 )
 
@@ -88,6 +89,47 @@ func (l *Log) Since(mark Mark) (map[string]Counts, error) {
 	return Count(f)
 }
 
+// Tally counts a growing log as it goes: each Total reads only what was
+// written since the last, so that counting stays cheap however long the
+// log gets.
+type Tally struct {
+	log    *Log
+	mark   Mark
+	counts map[string]Counts
+}
+
+// Tally starts counting at mark.
+func (l *Log) Tally(mark Mark) *Tally {
+	return &Tally{log: l, mark: mark, counts: map[string]Counts{}}
+}
+
+// Total returns, by user name, the requests recorded since the Tally's
+// mark, up to the last complete line.
+func (t *Tally) Total() (map[string]Counts, error) {
+	f, err := os.Open(t.log.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return maps.Clone(t.counts), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(int64(t.mark), io.SeekStart); err != nil {
+		return nil, err
+	}
+	more, consumed, err := count(f)
+	if err != nil {
+		return nil, err
+	}
+	t.mark += Mark(consumed)
+	for user, c := range more {
+		total := t.counts[user]
+		total.Add(c)
+		t.counts[user] = total
+	}
+	return maps.Clone(t.counts), nil
+}
+
 // event holds the fields of an audit.k8s.io/v1 Event that are counted.
 type event struct {
 	Stage string `json:"stage"`
@@ -105,24 +147,32 @@ type event struct {
 // Count reads audit events, one JSON object per line, and counts them by
 // user. An incomplete last line is not counted.
 func Count(r io.Reader) (map[string]Counts, error) {
+	counts, _, err := count(r)
+	return counts, err
+}
+
+// count is Count that also says how many bytes the counted lines took.
+func count(r io.Reader) (map[string]Counts, int64, error) {
 	counts := map[string]Counts{}
 	reader := bufio.NewReaderSize(r, 64<<10)
+	var consumed int64
 	for line := 1; ; line++ {
 		data, err := reader.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
 			// A line without its newline is still being written.
-			return counts, nil
+			return counts, consumed, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
+		consumed += int64(len(data))
 		data = bytes.TrimSpace(data)
 		if len(data) == 0 {
 			continue
 		}
 		var e event
 		if err := json.Unmarshal(data, &e); err != nil {
-			return nil, fmt.Errorf("audit log line %d: %w", line, err)
+			return nil, 0, fmt.Errorf("audit log line %d: %w", line, err)
 		}
 		c := counts[e.User.Username]
 		c.Add(classify(e))

@@ -96,3 +96,46 @@ func TestCount_NamesTheLineThatIsNotJSON(t *testing.T) {
 		t.Errorf("error %v, want one naming line 2", err)
 	}
 }
+
+func TestTally_CountsEachLineOnceAsTheLogGrows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	l := Open(path)
+	before := line("ResponseComplete", "get", "driver", "", "namespaces", "")
+	if err := os.WriteFile(path, []byte(before), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mark, err := l.Mark()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally := l.Tally(mark)
+	write := line("ResponseComplete", "delete", "driver", "", "namespaces", "")
+	partial := line("ResponseComplete", "create", "driver", "", "namespaces", "")
+	cut := len(partial) / 2
+	for _, step := range []struct {
+		appended string
+		want     Counts
+	}{
+		{appended: "", want: Counts{}},
+		// The second half of a line is counted once it is whole.
+		{appended: write + partial[:cut], want: Counts{Requests: 1, Writes: 1}},
+		{appended: partial[cut:], want: Counts{Requests: 2, Writes: 2}},
+		{appended: write, want: Counts{Requests: 3, Writes: 3}},
+	} {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(step.appended); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		counts, err := tally.Total()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := counts["driver"]; got != step.want {
+			t.Errorf("after appending %d bytes: %+v, want %+v", len(step.appended), got, step.want)
+		}
+	}
+}

@@ -110,6 +110,12 @@ type Options struct {
 	LogPath string
 	// Args are extra flags, after ours (a later flag wins).
 	Args []string
+	// Launcher, when set, runs the manager: it is given the binary, then
+	// its flags (test/incluster's, for --leader-elect out of a cluster).
+	Launcher string
+	// Standby is a replica that stands by: Cluster API's warm-up runs only
+	// once a replica leads, so Start does not wait for it.
+	Standby bool
 	// WebhookPort and WebhookCertDir, when set, are the port its webhook
 	// server listens on (on every interface: the flag takes no host) and
 	// the tls.crt and tls.key it serves,
@@ -177,6 +183,9 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	if binary == "" {
 		binary = filepath.Join(opts.BinDir, Binary)
 	}
+	if opts.Launcher != "" {
+		binary, args = opts.Launcher, append([]string{binary}, args...)
+	}
 	p, err := managerprocess.Start(ctx, managerprocess.Options{
 		Binary:       binary,
 		Args:         args,
@@ -196,7 +205,7 @@ func Start(ctx context.Context, opts Options) (*Manager, error) {
 	if ownCertDir {
 		m.certDir = certDir
 	}
-	if opts.Binary != "" {
+	if opts.Binary != "" || opts.Standby {
 		return m, nil
 	}
 	// Ready means its webhook server listens; its registry warm-up runs

@@ -120,8 +120,10 @@ type Management struct {
 	core      *capibaseline.Manager
 	standbys  []*capibaseline.Manager
 	coreStart capibaseline.Options
-	providers []*namedProcess
-	progress  io.Writer
+	// leaderElection is Options.LeaderElection.
+	leaderElection bool
+	providers      []*namedProcess
+	progress       io.Writer
 }
 
 type namedProcess struct {
@@ -380,7 +382,9 @@ func (m *Management) PIDs() (map[string]int, error) {
 			return nil, fmt.Errorf("%s's pid file: %w", name, err)
 		}
 	}
-	pids[CoreManagerName] = m.core.PID()
+	if m.core != nil {
+		pids[CoreManagerName] = m.core.PID()
+	}
 	for i, standby := range m.standbys {
 		pids[fmt.Sprintf("%s-standby-%d", CoreManagerName, i+1)] = standby.PID()
 	}

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"syscall"
 	"time"
 
@@ -43,16 +42,13 @@ const (
 // runAsInCluster makes every replica run with --leader-elect and its
 // namespace mounted as a Pod's, and creates that namespace.
 func (m *Management) runAsInCluster(ctx context.Context) error {
-	binary := m.coreStart.Binary
-	if binary == "" {
-		binary = filepath.Join(m.coreStart.BinDir, capibaseline.Binary)
-	}
-	script, err := incluster.Script(filepath.Join(m.dir, "logs"), binary, LeaseNamespace)
+	launcher, err := incluster.Launcher(filepath.Join(m.dir, "logs"), LeaseNamespace)
 	if err != nil {
 		return err
 	}
-	m.coreStart.Binary = script
+	m.coreStart.Launcher = launcher
 	m.coreStart.Args = append(m.coreStart.Args, "--leader-elect=true")
+	m.leaderElection = true
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: LeaseNamespace}}
 	if err := m.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
@@ -73,11 +69,11 @@ func (m *Management) cores() []*capibaseline.Manager {
 // stands by, and waits until it is ready. Its webhook server listens on a
 // port of its own that no webhook configuration names.
 func (m *Management) StartCoreReplica(ctx context.Context) error {
-	if !m.leaderElection() {
+	if !m.leaderElection {
 		return errors.New("a second core manager needs LeaderElection")
 	}
 	opts := m.coreStart
-	opts.WebhookPort, opts.WebhookCertDir = 0, ""
+	opts.WebhookPort, opts.WebhookCertDir, opts.Standby = 0, "", true
 	opts.LogPath = m.LogPath(fmt.Sprintf("%s-%d", CoreManagerName, len(m.cores())+1))
 	replica, err := capibaseline.Start(ctx, opts)
 	if err != nil {
@@ -91,15 +87,15 @@ func (m *Management) StartCoreReplica(ctx context.Context) error {
 // when it did, once the process is gone. RestartKilledCore starts it
 // again, as kubelet restarts a container.
 func (m *Management) KillCoreLeader() (time.Time, error) {
-	if !m.leaderElection() || m.core == nil {
+	if !m.leaderElection || m.core == nil {
 		return time.Time{}, errors.New("no leading core manager to kill")
 	}
 	killed := m.core
-	m.core = nil
 	if err := syscall.Kill(killed.PID(), syscall.SIGKILL); err != nil {
 		return time.Time{}, err
 	}
 	at := time.Now()
+	m.core = nil
 	<-killed.Done()
 	killed.Stop()
 	return at, nil
@@ -110,6 +106,7 @@ func (m *Management) KillCoreLeader() (time.Time, error) {
 // It stands by until AwaitCoreLeader finds who leads.
 func (m *Management) RestartKilledCore(ctx context.Context) error {
 	opts := m.coreStart
+	opts.Standby = true
 	opts.LogPath = m.LogPath(fmt.Sprintf("%s-restarted-%d", CoreManagerName, len(m.standbys)))
 	restarted, err := capibaseline.Start(ctx, opts)
 	if err != nil {
@@ -159,8 +156,4 @@ func (m *Management) AwaitCoreLeader(ctx context.Context, timeout time.Duration)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-}
-
-func (m *Management) leaderElection() bool {
-	return slices.Contains(m.coreStart.Args, "--leader-elect=true")
 }

@@ -18,7 +18,8 @@ package hookpath
 
 import "strings"
 
-// Hook turns a Runtime SDK request path into its hook's name, lower case:
+// Hook turns a Runtime SDK request path into its hook's name, the path's
+// own lower-case segment:
 // /hooks.runtime.cluster.x-k8s.io/v1alpha1/generatepatches/generate-patches
 // is generatepatches. Discovery's path, which names no handler, is
 // discovery; a path of another shape is returned as it is.

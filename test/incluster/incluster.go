@@ -34,19 +34,29 @@ var ErrNotRoot = errors.New("a private mount namespace needs root")
 // manager. The tmpfs hides the host's /run, which a manager that reaches
 // everything on 127.0.0.1 does not need.
 func Script(dir, binary, namespace string) (string, error) {
+	return write(filepath.Join(dir, "in-cluster-"+filepath.Base(binary)), namespace, binary+` "$@"`)
+}
+
+// Launcher is Script for any binary: it runs its first argument with the
+// rest, so that the binary stays the caller's choice.
+func Launcher(dir, namespace string) (string, error) {
+	return write(filepath.Join(dir, "in-cluster"), namespace, `"$@"`)
+}
+
+// write writes the script that runs command with namespace mounted.
+func write(path, namespace, command string) (string, error) {
 	if os.Geteuid() != 0 {
 		return "", ErrNotRoot
 	}
-	script := filepath.Join(dir, "in-cluster-"+filepath.Base(binary))
 	body := `#!/bin/sh
 exec unshare --mount --propagation private -- sh -c '
 mount -t tmpfs -o size=1m tmpfs /run &&
 mkdir -p /run/secrets/kubernetes.io/serviceaccount &&
 printf %s "$0" > /run/secrets/kubernetes.io/serviceaccount/namespace &&
-exec "$@"' ` + namespace + ` ` + binary + ` "$@"
+exec "$@"' ` + namespace + ` ` + command + `
 `
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
 		return "", err
 	}
-	return script, nil
+	return path, nil
 }

@@ -115,11 +115,10 @@ func (c Counters) activity() float64 {
 
 // reader takes Counters from a running management cluster.
 type reader struct {
-	mgmt  *capimanagement.Management
-	audit *auditcount.Log
-	// start is the audit log's position when the management cluster was
-	// up, so that API counts start with the workload.
-	start auditcount.Mark
+	mgmt *capimanagement.Management
+	// audit counts kube-apiserver's audit log from when the management
+	// cluster was up, so that API counts start with the workload.
+	audit *auditcount.Tally
 	// extension is the slow extension in front of the test extension.
 	extension *slowextension.Proxy
 }
@@ -149,36 +148,45 @@ func (r *reader) scrape(ctx context.Context) (Counters, error) {
 	return c, nil
 }
 
-// read takes every counter. The audit counts are since r.start, so that
-// readings subtract.
+// read takes every counter: first the CPU times, then the metrics, then
+// the audit log's new lines, so that what reading costs the driver falls
+// outside the CPU it reports.
 func (r *reader) read(ctx context.Context) (Counters, error) {
-	c, err := r.scrape(ctx)
-	if err != nil {
-		return Counters{}, err
-	}
-	counts, err := r.audit.Since(r.start)
-	if err != nil {
-		return Counters{}, err
-	}
-	own := counts[capimanagement.CoreManagerName]
-	c.APIRequests, c.APIWrites = own.Requests, own.Writes
+	var c Counters
 	pid := r.mgmt.CorePID()
+	var err error
+	if c.ProcessCPUSeconds, err = r.processCPUSeconds(); err != nil {
+		return Counters{}, err
+	}
+	if c.HostBusySeconds, c.HostCPUSeconds, err = procstat.HostCPUSeconds(); err != nil {
+		return Counters{}, err
+	}
 	if c.CPUSeconds, err = procstat.CPUSeconds(pid); err != nil {
 		return Counters{}, err
 	}
 	if c.PeakRSSBytes, err = procstat.StatusBytes(pid, procstat.ResidentPeak); err != nil {
 		return Counters{}, err
 	}
-	if c.ProcessCPUSeconds, err = r.processCPUSeconds(); err != nil {
+	scraped, err := r.scrape(ctx)
+	if err != nil {
 		return Counters{}, err
 	}
-	c.HostBusySeconds, c.HostCPUSeconds, err = procstat.HostCPUSeconds()
-	return c, err
+	c.Requests, c.Reconciles, c.CacheLookups = scraped.Requests, scraped.Reconciles, scraped.CacheLookups
+	c.ExtensionBusySeconds, c.ExtensionFailed = scraped.ExtensionBusySeconds, scraped.ExtensionFailed
+	counts, err := r.audit.Total()
+	if err != nil {
+		return Counters{}, err
+	}
+	own := counts[capimanagement.CoreManagerName]
+	c.APIRequests, c.APIWrites = own.Requests, own.Writes
+	return c, nil
 }
 
 // DriverName is this process's name among ProcessCPUSeconds.
 const DriverName = "driver and slow extension"
 
+// processCPUSeconds reads the CPU time of every process of the
+// management cluster and of the driver.
 func (r *reader) processCPUSeconds() (map[string]float64, error) {
 	pids, err := r.mgmt.PIDs()
 	if err != nil {

@@ -89,19 +89,20 @@ func (r *run) leaderChange(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := <-created; err != nil {
-		return fmt.Errorf("create %s after the kill: %w", TakeoverClusterName, err)
-	}
-	r.takeoverCreated = true
-	lc := &LeaderChange{
-		NewLeader: strings.TrimSuffix(filepath.Base(r.mgmt.CoreLogPath()), ".log"),
-		ToLead:    led.Sub(killed), ToCreate: createdAt.Sub(killed), Window: r.o.LeaderChangeWindow,
-	}
-	r.progress(fmt.Sprintf("%s leads %s after the kill; counting for %s", lc.NewLeader, lc.ToLead.Round(100*time.Millisecond), lc.Window))
+	// The window's counts start at the takeover.
 	before, err := r.reader.read(ctx)
 	if err != nil {
 		return err
 	}
+	lc := &LeaderChange{
+		NewLeader: strings.TrimSuffix(filepath.Base(r.mgmt.CoreLogPath()), ".log"),
+		ToLead:    led.Sub(killed), Window: r.o.LeaderChangeWindow,
+	}
+	if err := <-created; err != nil {
+		return fmt.Errorf("create %s after the kill: %w", TakeoverClusterName, err)
+	}
+	r.takeoverCreated, lc.ToCreate = true, createdAt.Sub(killed)
+	r.progress(fmt.Sprintf("%s leads %s after the kill; counting for %s", lc.NewLeader, lc.ToLead.Round(100*time.Millisecond), lc.Window))
 	if err := r.countWindow(ctx, led, killed, before, lc); err != nil {
 		return err
 	}
@@ -213,6 +214,8 @@ func LeaderChangeTable(results []*RunResult) Table {
 		lcRow{label: "peak RSS MiB (new leader, VmHWM)", value: func(l *LeaderChange) float64 { return float64(l.PeakRSSBytes) / (1 << 20) }},
 		lcRow{label: "machine CPU busy (of all cores)", value: func(l *LeaderChange) float64 { return busyShare(l.Counters) }, format: percent},
 	)
+	// A cell's bool tells whether its value compares: a time that did
+	// not happen within the window does not.
 	cell := func(r *RunResult, rw lcRow) (string, float64, bool) {
 		if r == nil || r.LeaderChange == nil {
 			return "n/a", 0, false
@@ -225,9 +228,11 @@ func LeaderChangeTable(results []*RunResult) Table {
 		s := format(v)
 		switch {
 		case rw.label == "takeover to the new leader quiet" && r.LeaderChange.NotQuiet:
-			s = "not within " + s
+			return "not within " + s, v, false
+		case strings.HasPrefix(rw.label, "requests until quiet") && r.LeaderChange.NotQuiet:
+			return "not quiet", v, false
 		case rw.label == "kill to the new Cluster Available" && v == 0:
-			s = "not within the window"
+			return "not within the window", v, false
 		}
 		return s, v, true
 	}
@@ -252,8 +257,10 @@ func LeaderChangeTable(results []*RunResult) Table {
 	return t
 }
 
+// tenths prints seconds to a tenth.
 func tenths(v float64) string { return fmt.Sprintf("%.1fs", v) }
 
+// leaderName says which replica took the lead.
 func leaderName(r *RunResult) string {
 	if r == nil || r.LeaderChange == nil {
 		return "n/a"

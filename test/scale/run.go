@@ -158,6 +158,8 @@ type RunResult struct {
 	// Latency is the slow extension's.
 	Latency time.Duration `json:"latency"`
 	Events  []EventResult `json:"events"`
+	// Settings are the options it was made with (Options.settings).
+	Settings string `json:"settings"`
 	// LeaderChange is set when the run made one.
 	LeaderChange *LeaderChange `json:"leaderChange,omitempty"`
 	// Handlers are the test extension's handlers as Discovery registered
@@ -194,21 +196,27 @@ func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlie
 	if len(latencies) == 0 {
 		latencies = []time.Duration{0}
 	}
-	var results []*RunResult
+	// Every earlier run stays in the results, replaced only by a run made
+	// again: a save must never drop what an earlier session measured.
+	results := slices.Clone(earlier)
 	for _, latency := range latencies {
 		for _, v := range variants {
-			if done := find(earlier, v.Name, latency); done != nil && done.Err == "" && done.Clusters == o.Clusters {
+			settings := o.settings(latency)
+			if done := find(earlier, v.Name, latency); done != nil && done.Err == "" && done.Clusters == o.Clusters && done.Settings == settings {
 				fmt.Fprintf(o.Progress, "== %s at %s: kept from the results file\n", v.Name, latency)
-				results = append(results, done)
 				continue
 			}
-			r := &RunResult{Variant: v.Name, Clusters: o.Clusters, Latency: latency}
+			r := &RunResult{Variant: v.Name, Clusters: o.Clusters, Latency: latency, Settings: settings}
 			fmt.Fprintf(o.Progress, "== %s, %d Clusters, extension latency %s\n", v.Name, o.Clusters, latency)
 			if err := runVariant(ctx, o, w, v, r); err != nil {
 				r.Err = err.Error()
 				fmt.Fprintf(o.Progress, "%s failed: %v\n", v.Name, err)
 			}
-			results = append(results, r)
+			if i := slices.IndexFunc(results, func(e *RunResult) bool { return e.Variant == v.Name && e.Latency == latency }); i >= 0 {
+				results[i] = r
+			} else {
+				results = append(results, r)
+			}
 			if o.Save != nil {
 				if err := o.Save(results); err != nil {
 					return results, err
@@ -220,6 +228,14 @@ func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlie
 		}
 	}
 	return results, nil
+}
+
+// settings are the options that shape a run at latency, in one line: a
+// run kept from a results file must have been made with the same.
+func (o Options) settings(latency time.Duration) string {
+	return fmt.Sprintf("concurrency=%d classes=%d sync=%s idle=%s quiet=%s settle=%s cache=%s events=%v leader-election=%v leader-change=%v window=%s args=%v",
+		o.Concurrency, o.AdditionalClasses, o.SyncPeriod, o.IdleMargin, o.Quiet, o.Settle, o.CacheMaxAge, o.Only,
+		o.LeaderElection, slices.Contains(o.LeaderChangeLatencies, latency), o.LeaderChangeWindow, o.ManagerArgs)
 }
 
 // find returns the result of variant at latency, or nil.
@@ -251,9 +267,6 @@ type run struct {
 }
 
 func runVariant(ctx context.Context, o Options, w *Workload, v Variant, result *RunResult) error {
-	// The watch of the workload ends with the variant.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	dir := filepath.Join(o.Dir, dirName(v))
 	if err := os.RemoveAll(dir); err != nil {
 		return err
@@ -277,6 +290,10 @@ func runVariant(ctx context.Context, o Options, w *Workload, v Variant, result *
 	if err != nil {
 		return err
 	}
+	// The watch ends before the management cluster stops, so that it does
+	// not retry a kube-apiserver that is gone.
+	ctx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
 	view, err := watchClustersAndMachines(ctx, mgmt)
 	if err != nil {
 		return err
@@ -287,7 +304,7 @@ func runVariant(ctx context.Context, o Options, w *Workload, v Variant, result *
 	}
 	defer extension.Close()
 	r := &run{o: o, w: w, mgmt: mgmt, c: mgmt.Client, view: view, extension: extension,
-		reader: &reader{mgmt: mgmt, audit: audit, start: mark, extension: extension}, result: result}
+		reader: &reader{mgmt: mgmt, audit: audit.Tally(mark), extension: extension}, result: result}
 	if err := r.setUp(ctx, v); err != nil {
 		return err
 	}
@@ -451,6 +468,14 @@ func (r *run) extensionConfigConditions(ctx context.Context) error {
 	return nil
 }
 
+// latest is the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // errNotSettled ends the wait for quiet of an event that is done but kept
 // busy past Options.Settle.
 var errNotSettled = errors.New("not quiet within the settle time")
@@ -477,9 +502,6 @@ func (r *run) measure(ctx context.Context, name string, apply func(context.Conte
 			if err := r.mgmt.Exited(); err != nil {
 				return 0, false, err
 			}
-			if !doneAt.IsZero() && r.o.Settle > 0 && time.Since(doneAt) > r.o.Settle && !time.Now().Before(start.Add(window)) {
-				return 0, false, errNotSettled
-			}
 			if doneAt.IsZero() {
 				select {
 				case err := <-applied:
@@ -491,7 +513,13 @@ func (r *run) measure(ctx context.Context, name string, apply func(context.Conte
 				}
 			}
 			now, err := r.reader.scrape(ctx)
-			return now.activity(), !doneAt.IsZero() && !time.Now().Before(start.Add(window)), err
+			if err != nil {
+				return 0, false, err
+			}
+			if !doneAt.IsZero() && r.o.Settle > 0 && time.Since(latest(doneAt, start.Add(window))) > r.o.Settle {
+				return 0, false, errNotSettled
+			}
+			return now.activity(), !doneAt.IsZero() && !time.Now().Before(start.Add(window)), nil
 		})
 	notQuiet := errors.Is(err, quiet.ErrTimeout) || errors.Is(err, errNotSettled)
 	switch {

@@ -82,7 +82,7 @@ func (r *Report) writeSetUp(w io.Writer) {
 		fmt.Fprintf(w, "**Every Runtime SDK call goes through the slow extension** (`test/slowextension`), a TLS proxy in front of Cluster API's unmodified test extension: "+
 			"it holds each request for the run's latency, then passes it on over verified TLS. Its busy seconds are, for each request, the time from its arrival "+
 			"to its answer, added up: what an extension that answers one request at a time would be busy for. Process CPU seconds are from /proc for every process "+
-			"of the management cluster; the machine's busy share is from /proc/stat over both cores. When it is near 100%%, the machine set the pace, "+
+			"of the management cluster; the machine's busy share is from /proc/stat over all cores. When it is near 100%%, the machine set the pace, "+
 			"and the process rows say which part of it.\n\n")
 	}
 	if o.LeaderElection {
@@ -150,7 +150,7 @@ func writeEvents(w io.Writer, level string, results []*RunResult) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%s Whole run (sum of the events; peak RSS is the largest)\n\n", level)
+	fmt.Fprintf(w, "%s Whole run (sum of the events above but the leader change; peak RSS is the largest)\n\n", level)
 	var totals []*RunResult
 	for _, res := range results {
 		totals = append(totals, TotalOf(res))
@@ -188,7 +188,11 @@ func (r *Report) Write(w io.Writer) {
 		fmt.Fprintf(w, "Made by `%s` (one run per manager, each on a fresh management cluster).\n\n", r.Command)
 	}
 	if r.Machine != "" {
-		fmt.Fprintf(w, "Ran on %s, from %s to %s.\n\n", r.Machine, r.Started.Format(time.RFC3339), r.Finished.Format(time.RFC3339))
+		finished := "still running"
+		if !r.Finished.IsZero() {
+			finished = r.Finished.Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "Ran on %s, from %s to %s.\n\n", r.Machine, r.Started.Format(time.RFC3339), finished)
 	}
 	fmt.Fprintf(w, "Workload, after Cluster API v1.14.2's `test/e2e/scale.go` (`scale_test.go`'s in-memory spec): %d Clusters of the `in-memory-scale` flavor "+
 		"(`cluster-template-in-memory-scale.yaml`) from the in-memory ClusterClass, each 1 control plane Machine and 1 MachineDeployment of 3 workers, "+
@@ -224,7 +228,7 @@ func (r *Report) Write(w io.Writer) {
 		}
 	}
 	if measuredLoad(r.Results) {
-		fmt.Fprintf(w, "## Who set the pace\n\nFor each event: the machine's busy share of both cores, and the process that used the most CPU, "+
+		fmt.Fprintf(w, "## Who set the pace\n\nFor each event: the machine's busy share of all its cores, and the process that used the most CPU, "+
 			"as a share of the busy time.\n\n")
 		PaceTable(r.Results).Write(w)
 		fmt.Fprintln(w)
@@ -241,13 +245,16 @@ func (r *Report) Write(w io.Writer) {
 	fmt.Fprintf(w, "## Generated objects\n\nThe Clusters and what the topology controller generated for them (DevCluster, KubeadmControlPlane, MachineDeployments, "+
 		"DevMachineTemplates, KubeadmConfigTemplates): spec and labels, by kind and name without the generated suffix, generated names inside specs normalised "+
 		"the same way, the control plane endpoint (the in-memory provider's port, given in creation order) left out.\n\n")
-	for _, line := range SpecCheck(r.Results) {
-		fmt.Fprintf(w, "- %s\n", line)
+	for _, g := range groups {
+		for _, line := range SpecCheck(g.Results) {
+			fmt.Fprintf(w, "- %s, %s\n", latencyName(g.Latency), line)
+		}
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "## Discovery and conditions\n\n")
 	for _, res := range r.Results {
-		fmt.Fprintf(w, "- %s: handlers %s; ExtensionConfig conditions at the end: %s\n", res.Variant, strings.Join(slices.Sorted(slices.Values(res.Handlers)), ", "), strings.Join(res.ExtensionConfigConditions, "; "))
+		fmt.Fprintf(w, "- %s, %s: handlers %s; ExtensionConfig conditions at the end: %s\n", res.Variant, latencyName(res.Latency),
+			strings.Join(slices.Sorted(slices.Values(res.Handlers)), ", "), strings.Join(res.ExtensionConfigConditions, "; "))
 	}
 }
 

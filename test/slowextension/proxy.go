@@ -17,11 +17,13 @@ limitations under the License.
 package slowextension
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -63,6 +65,9 @@ type Proxy struct {
 	proxy  *httputil.ReverseProxy
 	served chan error
 
+	closeOnce sync.Once
+	closeErr  error
+
 	mu    sync.Mutex
 	stats Stats
 }
@@ -71,9 +76,9 @@ type Proxy struct {
 type Stats struct {
 	// Requests counts each request, answered or not.
 	Requests map[string]int `json:"requests"`
-	// Failed counts those the proxy answered itself with 502 Bad Gateway,
-	// because the extension could not be reached or verified, or the
-	// request could not be read.
+	// Failed counts those the proxy answered itself: 502 Bad Gateway when
+	// the extension could not be reached or verified, 413 when the body
+	// was over its bound or could not be read.
 	Failed map[string]int `json:"failed,omitempty"`
 	// BusySeconds is the time from each request's arrival to its answer,
 	// added up: the seconds a one-request-at-a-time extension would have
@@ -127,14 +132,21 @@ func Start(opts Options) (*Proxy, error) {
 	return p, nil
 }
 
-// ServeHTTP holds the request for its hook's latency, then passes it on;
-// a caller that gives up while it is held is answered by no one, as a
-// busy extension would.
+// ServeHTTP reads the request, holds it for its hook's latency, then
+// passes it on. The body is read first, as an extension would before it
+// works on it: only then does the server watch the connection, so that a
+// caller who gives up while the request is held is answered by no one.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	arrived := time.Now()
 	hook := hookpath.Hook(r.URL.Path)
 	defer func() { p.record(hook, time.Since(arrived)) }()
-	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		p.fail(hook)
+		http.Error(w, "slow extension: "+err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	if err := hold(r.Context(), p.latency(hook)); err != nil {
 		return
 	}
@@ -149,6 +161,7 @@ func (p *Proxy) latency(hook string) time.Duration {
 	return p.opts.Latency
 }
 
+// record counts one request of hook that took busy.
 func (p *Proxy) record(hook string, busy time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -171,6 +184,7 @@ func hold(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// fail counts one request of hook the proxy answered itself.
 func (p *Proxy) fail(hook string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -184,11 +198,14 @@ func (p *Proxy) Stats() Stats {
 	return Stats{Requests: maps.Clone(p.stats.Requests), Failed: maps.Clone(p.stats.Failed), BusySeconds: maps.Clone(p.stats.BusySeconds)}
 }
 
-// Close stops serving, ending requests in flight.
+// Close stops serving, ending requests in flight. Calling it again does
+// nothing.
 func (p *Proxy) Close() error {
-	err := p.server.Close()
-	if served := <-p.served; !errors.Is(served, http.ErrServerClosed) && !errors.Is(served, net.ErrClosed) {
-		return errors.Join(err, served)
-	}
-	return err
+	p.closeOnce.Do(func() {
+		p.closeErr = p.server.Close()
+		if served := <-p.served; !errors.Is(served, http.ErrServerClosed) && !errors.Is(served, net.ErrClosed) {
+			p.closeErr = errors.Join(p.closeErr, served)
+		}
+	})
+	return p.closeErr
 }

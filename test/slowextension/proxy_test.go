@@ -23,6 +23,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -31,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/polltest"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/sampleextension"
 )
 
@@ -172,13 +174,20 @@ func TestProxy_PassesNoBodyOverItsBound(t *testing.T) {
 
 func TestProxy_ARequestItsCallerGivesUpOnNeverReachesTheExtension(t *testing.T) {
 	upstream, served := echo(t)
-	p := start(t, Options{Upstream: upstream.URL, UpstreamCA: certificatePEM(upstream), Latency: time.Hour})
+	const latency = 300 * time.Millisecond
+	p := start(t, Options{Upstream: upstream.URL, UpstreamCA: certificatePEM(upstream), Latency: latency})
 
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	if _, _, err := post(ctx, client(t, p), p.URL+generatePatchesPath, "{}"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("a call held for an hour ended with %v, want the caller's deadline", err)
+		t.Fatalf("a call held for %s ended with %v, want the caller's deadline", latency, err)
 	}
+	// The request is counted once the proxy is done with it; by then it
+	// would have gone on, had the proxy not seen its caller leave.
+	polltest.Eventually(t, 5*time.Second, "the proxy is done with the request", func() (bool, string) {
+		got := p.Stats().Requests["generatepatches"]
+		return got == 1, fmt.Sprintf("%d requests counted", got)
+	})
 	if served.Load() != 0 {
 		t.Error("the extension served a request whose caller had gone")
 	}

@@ -127,8 +127,8 @@ func scaleMain(ctx context.Context, o scaleOptions, args []string, stdout, stder
 	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
 		return err
 	}
-	if len(o.LeaderChangeLatencies) > 0 && !o.LeaderElection {
-		return errors.New("--leader-change-latencies needs --leader-election")
+	if err := checkLeaderChange(o.Options); err != nil {
+		return err
 	}
 	o.Progress = stderr
 	w, err := scale.RenderWorkload(ctx, o.BinDir, o.ClusterTemplate, o.Clusters, o.AdditionalClasses)
@@ -161,6 +161,29 @@ func scaleMain(ctx context.Context, o scaleOptions, args []string, stdout, stder
 	}
 	report.Write(stdout)
 	return runErr
+}
+
+// checkLeaderChange refuses a leader change that would not be made.
+func checkLeaderChange(o scale.Options) error {
+	if len(o.LeaderChangeLatencies) == 0 {
+		return nil
+	}
+	if !o.LeaderElection {
+		return errors.New("--leader-change-latencies needs --leader-election")
+	}
+	if len(o.Only) > 0 && !slices.Contains(o.Only, scale.EventLeaderChange) {
+		return fmt.Errorf("--leader-change-latencies, but --events leaves out %q", scale.EventLeaderChange)
+	}
+	latencies := o.Latencies
+	if len(latencies) == 0 {
+		latencies = []time.Duration{0}
+	}
+	for _, l := range o.LeaderChangeLatencies {
+		if !slices.Contains(latencies, l) {
+			return fmt.Errorf("--leader-change-latencies %s is not among --latencies %v", l, latencies)
+		}
+	}
+	return nil
 }
 
 // parseDurations reads a comma-separated list of durations.

@@ -19,6 +19,8 @@ package main
 import (
 	"testing"
 	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/scale"
 )
 
 func TestResultsPath_SitsBesideTheReport(t *testing.T) {
@@ -51,5 +53,23 @@ func TestParseManagers_RejectsAnUnknownName(t *testing.T) {
 	}
 	if _, err := parseManagers("drop-in,kcp"); err == nil {
 		t.Error("parseManagers accepted kcp")
+	}
+}
+
+func TestCheckLeaderChange_RefusesOneThatWouldNotBeMade(t *testing.T) {
+	at := []time.Duration{250 * time.Millisecond}
+	for name, tt := range map[string]struct {
+		o      scale.Options
+		wantOK bool
+	}{
+		"none asked":                   {o: scale.Options{}, wantOK: true},
+		"made":                         {o: scale.Options{LeaderElection: true, Latencies: at, LeaderChangeLatencies: at}, wantOK: true},
+		"without leader election":      {o: scale.Options{Latencies: at, LeaderChangeLatencies: at}},
+		"at a latency that never runs": {o: scale.Options{LeaderElection: true, LeaderChangeLatencies: at}},
+		"its event left out":           {o: scale.Options{LeaderElection: true, Latencies: at, LeaderChangeLatencies: at, Only: []string{scale.EventCreate}}},
+	} {
+		if err := checkLeaderChange(tt.o); (err == nil) != tt.wantOK {
+			t.Errorf("%s: checkLeaderChange = %v, want ok %v", name, err, tt.wantOK)
+		}
 	}
 }
