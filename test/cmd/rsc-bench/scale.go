@@ -247,11 +247,21 @@ func writeScaleReport(path string, r *scale.Report) error {
 		return err
 	}
 	for file, content := range map[string][]byte{path: report.Bytes(), resultsPath(path): append(data, '\n'), chartPath(path): chart.Bytes()} {
-		if err := os.WriteFile(file, content, 0o644); err != nil {
+		if err := writeWhole(file, content); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeWhole writes a file beside it and renames it into place, so that a
+// run stopped while writing never leaves half a results file for --resume.
+func writeWhole(path string, content []byte) error {
+	partial := path + ".partial"
+	if err := os.WriteFile(partial, content, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(partial, path)
 }
 
 // readScaleResults reads the results an earlier run wrote.
