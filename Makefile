@@ -398,13 +398,18 @@ scale: tools capi-baseline capi-providers core-manager build-bench ## Run Cluste
 # Issue 46's run: N = 200 all at once, behind the slow extension at 250 ms
 # and 0 ms, each manager with the concurrency and client limits of
 # Cluster API's scale work (Metal3's 1,000-Cluster runs), and a leader
-# change at 250 ms. Runs already in docs/scale/n200.json are kept
-# (--resume): delete it to start over.
-SCALE_N200_CONCURRENCY := --clustertopology-concurrency=100 --cluster-concurrency=100 --machine-concurrency=100 \
-	--machineset-concurrency=100 --machinedeployment-concurrency=100 --kube-api-qps=100 --kube-api-burst=200
+# change at 250 ms. The upgrade is left out to fit the time budget
+# (docs/scale/n200.md says why). Leases are renewed within 40 s, not 10:
+# with every Cluster created at once, kube-apiserver on 2 cores answered
+# a renewal too late and both managers exited, "leader election lost".
+# Runs already in docs/scale/n200.json are kept (--resume): delete it to
+# start over.
+SCALE_N200_MANAGER_ARGS := --clustertopology-concurrency=100 --cluster-concurrency=100 --machine-concurrency=100 \
+	--machineset-concurrency=100 --machinedeployment-concurrency=100 --kube-api-qps=100 --kube-api-burst=200 \
+	--leader-elect-lease-duration=60s --leader-elect-renew-deadline=40s --leader-elect-retry-period=5s
 SCALE_N200_ARGS ?= --clusters 200 --concurrency 200 --latencies 250ms,0 --leader-election --leader-change-latencies 250ms \
-	--leader-change-window 10m --events "create all,idle one sync period,upgrade all,leader change,delete all" \
-	--event-timeout 60m --settle 3m $(addprefix --manager-arg=,$(SCALE_N200_CONCURRENCY)) --resume --made-by "make scale-n200" --out docs/scale/n200.md
+	--leader-change-window 10m --events "create all,idle one sync period,leader change,delete all" \
+	--event-timeout 60m --settle 3m $(addprefix --manager-arg=,$(SCALE_N200_MANAGER_ARGS)) --resume --made-by "make scale-n200" --out docs/scale/n200.md
 
 .PHONY: scale-n200
 scale-n200: tools capi-baseline capi-providers core-manager build-bench ## Run N = 200 behind a slow extension, three managers at 250 ms and 0 ms, and a leader change; write docs/scale/n200.md (hours).
