@@ -35,6 +35,8 @@ type Report struct {
 	Results []*RunResult
 	// Workload is what every variant ran.
 	Workload *Workload
+	// Notes say what the run chose and why, under its heading.
+	Notes []string `json:",omitempty"`
 	// Machine describes where it ran, and Started and Finished when.
 	Machine           string
 	Started, Finished time.Time

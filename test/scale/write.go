@@ -187,6 +187,9 @@ func (r *Report) Write(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "Made by `%s` (one run per manager, each on a fresh management cluster).\n\n", r.Command)
 	}
+	for _, note := range r.Notes {
+		fmt.Fprintf(w, "%s\n\n", note)
+	}
 	if r.Machine != "" {
 		finished := "still running"
 		if !r.Finished.IsZero() {

@@ -44,6 +44,7 @@ type scaleOptions struct {
 	reportFrom string
 	resume     bool
 	madeBy     string
+	notes      []string
 }
 
 // runScale is the `scale` subcommand: Cluster API's scale shape on a real
@@ -90,6 +91,10 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return nil
 	})
 	fs.StringVar(&o.madeBy, "made-by", "", "The make target that runs this, named at the report's top.")
+	fs.Func("note", "A paragraph under the report's heading: what the run chose and why (repeat it).", func(v string) error {
+		o.notes = append(o.notes, v)
+		return nil
+	})
 	fs.BoolVar(&o.resume, "resume", false, "Keep the runs the results beside --out hold without an error, and make only the others.")
 	fs.Func("manager-arg", "A flag of every core manager, the same under each (repeat it): the concurrency and client rate limits of a scale run.", func(v string) error {
 		o.ManagerArgs = append(o.ManagerArgs, v)
@@ -139,7 +144,7 @@ func scaleMain(ctx context.Context, o scaleOptions, args []string, stdout, stder
 	if err != nil {
 		return err
 	}
-	report := &scale.Report{Command: "rsc-bench scale " + strings.Join(args, " "), Options: o.Options, Workload: w, Machine: machine, MadeBy: o.madeBy, Started: time.Now().UTC()}
+	report := &scale.Report{Command: "rsc-bench scale " + strings.Join(args, " "), Options: o.Options, Workload: w, Machine: machine, MadeBy: o.madeBy, Notes: o.notes, Started: time.Now().UTC()}
 	var earlier []*scale.RunResult
 	if o.resume {
 		if previous, err := readScaleResults(resultsPath(o.out)); err == nil {
