@@ -59,17 +59,38 @@ func Open(path string) *Log { return &Log{path: path} }
 // before.
 type Mark int64
 
-// Mark returns the end of the log as it is now; a log not written yet is
-// at its start.
+// Mark returns the end of the last complete line of the log as it is
+// now; a log not written yet is at its start. kube-apiserver may be
+// halfway through writing a line: that line comes after the mark, so
+// that counting from the mark starts at a line's beginning.
 func (l *Log) Mark() (Mark, error) {
-	info, err := os.Stat(l.path)
+	f, err := os.Open(l.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	return Mark(info.Size()), nil
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	// Look back from the end for the last newline, a block at a time.
+	const block = 64 << 10
+	buf := make([]byte, block)
+	for end := info.Size(); end > 0; {
+		start := max(end-block, 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return Mark(start + int64(i) + 1), nil
+		}
+		end = start
+	}
+	return 0, nil
 }
 
 // Since counts, by user name, the requests recorded after mark. A line

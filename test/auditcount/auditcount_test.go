@@ -139,3 +139,32 @@ func TestTally_CountsEachLineOnceAsTheLogGrows(t *testing.T) {
 		}
 	}
 }
+
+func TestLog_MarkLeavesALineBeingWrittenAfterIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	l := Open(path)
+	whole := line("ResponseComplete", "get", "driver", "", "namespaces", "")
+	next := line("ResponseComplete", "delete", "driver", "", "namespaces", "")
+	half := len(next) / 2
+	if err := os.WriteFile(path, []byte(whole+next[:half]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mark, err := l.Mark()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mark != Mark(len(whole)) {
+		t.Fatalf("mark %d in a log with a line half written, want the end of the whole line, %d", mark, len(whole))
+	}
+	tally := l.Tally(mark)
+	if err := os.WriteFile(path, []byte(whole+next), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	counts, err := tally.Total()
+	if err != nil {
+		t.Fatalf("counting from the mark once the line is whole: %v", err)
+	}
+	if got := counts["driver"]; got != (Counts{Requests: 1, Writes: 1}) {
+		t.Errorf("counts %+v, want the delete written across the mark", got)
+	}
+}
