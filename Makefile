@@ -416,7 +416,7 @@ SCALE_N200_ARGS ?= --clusters 200 --concurrency 20 --latencies 250ms,0 --leader-
 	--event-timeout 60m --settle 3m $(addprefix --manager-arg=,$(SCALE_N200_MANAGER_ARGS)) --resume --made-by "make scale-n200" --out docs/scale/n200.md
 
 .PHONY: scale-n200
-scale-n200: tools capi-baseline capi-providers core-manager build-bench ## Run N = 200 behind a slow extension, three managers at 250 ms and 0 ms, and a leader change; write docs/scale/n200.md (hours).
+scale-n200: tools capi-baseline capi-providers core-manager build-bench ## Run N = 200 behind a slow extension, with a leader change, into docs/scale/n200.md (hours).
 	RSC_BIN_DIR="$(BIN)" $(BENCH) scale --bin-dir "$(BIN)" --local-dir .local/scale $(SCALE_N200_ARGS)
 
 .PHONY: drill
@@ -490,4 +490,4 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 60s each).
 
 .PHONY: help
 help: ## List the targets by section.
-	@awk 'BEGIN {FS = ":.*## "} /^##@ / {printf "\n%s\n", substr($$0, 5)} /^[a-zA-Z_-]+:.*## / {printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^##@ / {printf "\n%s\n", substr($$0, 5)} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)

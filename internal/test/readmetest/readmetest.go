@@ -118,7 +118,7 @@ func MakeTargets(makefile string) ([]string, error) {
 	return targets, nil
 }
 
-var documentedTarget = regexp.MustCompile(`(?m)^([a-zA-Z_-]+):.*## `)
+var documentedTarget = regexp.MustCompile(`(?m)^([a-zA-Z0-9_-]+):.*## `)
 
 // Differences are the flags only the README documents and those only -h
 // lists; ignore drops flags the README covers with one row for many.

@@ -30,7 +30,7 @@ func TestREADME_MakeTargetsTableIsTheMakefiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := regexp.MustCompile("^`make ([a-z-]+)`$")
+	target := regexp.MustCompile("^`make ([a-z0-9-]+)`$")
 	var documented []string
 	for _, c := range cells {
 		m := target.FindStringSubmatch(c)
