@@ -348,7 +348,7 @@ func (m *Management) Stop() {
 	}
 	m.providers = nil
 	for _, core := range m.cores() {
-		m.stopping(filepath.Base(strings.TrimSuffix(core.LogPath(), ".log")), core.Stop)
+		m.stopping(replicaName(core), core.Stop)
 	}
 	m.core, m.standbys = nil, nil
 	if m.Cluster != nil {

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -116,9 +117,15 @@ func (m *Management) RestartKilledCore(ctx context.Context) error {
 	return nil
 }
 
-// CoreLogPath is where the leading core manager, or the only one, logs.
-func (m *Management) CoreLogPath() string {
-	return m.core.LogPath()
+// CoreName names the leading core manager, or the only one, by its log
+// (core-manager, core-manager-2, core-manager-restarted-1).
+func (m *Management) CoreName() string {
+	return replicaName(m.core)
+}
+
+// replicaName is a replica's log file name without its extension.
+func replicaName(replica *capibaseline.Manager) string {
+	return strings.TrimSuffix(filepath.Base(replica.LogPath()), ".log")
 }
 
 // AwaitCoreLeader waits, after KillCoreLeader, until a replica leads (its

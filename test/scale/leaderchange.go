@@ -19,7 +19,6 @@ package scale
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -95,7 +94,7 @@ func (r *run) leaderChange(ctx context.Context) error {
 		return err
 	}
 	lc := &LeaderChange{
-		NewLeader: strings.TrimSuffix(filepath.Base(r.mgmt.CoreLogPath()), ".log"),
+		NewLeader: r.mgmt.CoreName(),
 		ToLead:    led.Sub(killed), Window: r.o.LeaderChangeWindow,
 	}
 	if err := <-created; err != nil {

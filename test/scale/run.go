@@ -101,7 +101,7 @@ type Options struct {
 	// Cluster API's Deployment does; a leader change needs it.
 	LeaderElection bool
 	// LeaderChangeLatencies are the latencies whose runs make a leader
-	// change after the upgrade: a second replica, the leader killed, a
+	// change before the delete, with every Cluster Available: a second replica, the leader killed, a
 	// Cluster created, and LeaderChangeWindow of counts after the takeover.
 	LeaderChangeLatencies []time.Duration
 	LeaderChangeWindow    time.Duration
@@ -202,7 +202,8 @@ func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlie
 	for _, latency := range latencies {
 		for _, v := range variants {
 			settings := o.settings(latency)
-			if done := find(earlier, v.Name, latency); done != nil && done.Err == "" && done.Clusters == o.Clusters && done.Settings == settings {
+			i := slices.IndexFunc(results, func(e *RunResult) bool { return e.Variant == v.Name && e.Latency == latency })
+			if i >= 0 && results[i].Err == "" && results[i].Clusters == o.Clusters && results[i].Settings == settings {
 				fmt.Fprintf(o.Progress, "== %s at %s: kept from the results file\n", v.Name, latency)
 				continue
 			}
@@ -212,7 +213,7 @@ func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlie
 				r.Err = err.Error()
 				fmt.Fprintf(o.Progress, "%s failed: %v\n", v.Name, err)
 			}
-			if i := slices.IndexFunc(results, func(e *RunResult) bool { return e.Variant == v.Name && e.Latency == latency }); i >= 0 {
+			if i >= 0 {
 				results[i] = r
 			} else {
 				results = append(results, r)
@@ -236,16 +237,6 @@ func (o Options) settings(latency time.Duration) string {
 	return fmt.Sprintf("concurrency=%d classes=%d sync=%s idle=%s quiet=%s settle=%s cache=%s events=%v leader-election=%v leader-change=%v window=%s args=%v",
 		o.Concurrency, o.AdditionalClasses, o.SyncPeriod, o.IdleMargin, o.Quiet, o.Settle, o.CacheMaxAge, o.Only,
 		o.LeaderElection, slices.Contains(o.LeaderChangeLatencies, latency), o.LeaderChangeWindow, o.ManagerArgs)
-}
-
-// find returns the result of variant at latency, or nil.
-func find(results []*RunResult, variant string, latency time.Duration) *RunResult {
-	for _, r := range results {
-		if r.Variant == variant && r.Latency == latency {
-			return r
-		}
-	}
-	return nil
 }
 
 // run is one variant's management cluster and workload.
