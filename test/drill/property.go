@@ -190,10 +190,15 @@ type propertyWorld struct {
 	failing     []bool
 	baseCA      [][]byte
 	extendedCA  []bool
-	nextCA      []byte
-	flavour     []string
-	restarts    int
-	retired     counters
+	// provenCA is extendedCA as the last Discovery that worked saw it:
+	// handlers stay registered with that clientConfig while Discovery
+	// with a newer one fails (make-before-break), so a CA change made
+	// while Discovery fails costs nothing until the recovery.
+	provenCA []bool
+	nextCA   []byte
+	flavour  []string
+	restarts int
+	retired  counters
 }
 
 // flavours are the patch settings ClusterClasses choose from: two, so
@@ -224,6 +229,7 @@ func newPropertyWorld(h *harness, o PropertyOptions, args []string) (*propertyWo
 		p.failing = append(p.failing, false)
 		p.baseCA = append(p.baseCA, e.ca)
 		p.extendedCA = append(p.extendedCA, false)
+		p.provenCA = append(p.provenCA, false)
 		e.server.SetVariables(sampleextension.DiscoverVariablesHandler, answerOf(1))
 	}
 	for range f.classes {

@@ -153,6 +153,8 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent, k int) (*s
 		p.exists[k] = true
 		// Discovery that fails records no handler.
 		p.recorded[k] = p.hasDiscover[k] && !p.failing[k]
+		// A new object has no proven clientConfig: the spec's is served.
+		p.provenCA[k] = p.extendedCA[k]
 		return newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) }), p.createConfig(ctx, k)
 	case eventConfigDelete:
 		p.exists[k] = false
@@ -174,9 +176,7 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent, k int) (*s
 			f.extensions[k].byName = !f.extensions[k].byName
 			ev.Target += " -> " + f.extensions[k].endpoint()
 		}
-		// The registration changes, whether Discovery works or not.
-		scope := newScope(func() ([]int, []int) { a := p.admittedReferencers(k); return a, a })
-		return scope, f.updateConfig(ctx, c, k)
+		return p.specChanged(k, ev.Kind), f.updateConfig(ctx, c, k)
 	case eventConfigSelector:
 		before := p.admissions()
 		current := f.extensions[k].selector
@@ -220,15 +220,8 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent, k int) (*s
 		// The handlers status records stay registered, as they were.
 		return nil, p.touchConfig(ctx, k)
 	case eventDiscoveryRecovers:
-		p.failing[k] = false
 		f.extensions[k].server.SetFaults(discoveryHook, sampleextension.Faults{})
-		var scope *scopedOptimum
-		if p.recorded[k] != p.hasDiscover[k] {
-			// A handler added or removed while Discovery failed.
-			p.recorded[k] = p.hasDiscover[k]
-			scope = newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) })
-		}
-		return scope, p.touchConfig(ctx, k)
+		return p.recovered(k), p.touchConfig(ctx, k)
 	case eventClassReference:
 		i := p.rng.IntN(len(f.classes))
 		f.classConfig[i] = p.rng.IntN(len(f.extensions))
@@ -306,6 +299,7 @@ func (p *propertyWorld) restart(ctx context.Context) error {
 	}
 	p.h.controller.Stop()
 	p.retired = last
+	p.freshStart()
 	p.restarts++
 	p.h.controller, err = StartDropIn(ctx, p.controllerOptions(fmt.Sprintf("property-controller-%d.log", p.restarts)))
 	return err

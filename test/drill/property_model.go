@@ -217,6 +217,43 @@ func (p *propertyWorld) allAdmitted() []int {
 	return out
 }
 
+// specChanged models a change of config k's settings, CA or URL. New
+// settings are registered at once, whether Discovery works or not. A new
+// clientConfig is registered once a Discovery with it works: while
+// Discovery fails, the handlers keep the last proven one, and the change
+// costs nothing until the recovery (see recovered).
+func (p *propertyWorld) specChanged(k int, kind string) *scopedOptimum {
+	if kind != eventConfigSettings {
+		if p.failing[k] {
+			return nil
+		}
+		p.provenCA[k] = p.extendedCA[k]
+	}
+	return newScope(func() ([]int, []int) { a := p.admittedReferencers(k); return a, a })
+}
+
+// recovered models config k's Discovery working again: what changed while
+// it failed takes effect now, a handler added or removed, or a CA.
+func (p *propertyWorld) recovered(k int) *scopedOptimum {
+	p.failing[k] = false
+	handlerChanged := p.recorded[k] != p.hasDiscover[k]
+	caChanged := p.provenCA[k] != p.extendedCA[k]
+	p.recorded[k], p.provenCA[k] = p.hasDiscover[k], p.extendedCA[k]
+	switch {
+	case handlerChanged:
+		return newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) })
+	case caChanged:
+		return newScope(func() ([]int, []int) { a := p.admittedReferencers(k); return a, a })
+	}
+	return nil
+}
+
+// freshStart models a controller started afresh: it has proven no
+// clientConfig, so it registers every config's spec as it stands.
+func (p *propertyWorld) freshStart() {
+	copy(p.provenCA, p.extendedCA)
+}
+
 // scopedOptimum is the optimum of an event that reaches whoever uses a
 // config when the controller acts on it, which may be after later events
 // of the round changed who that is: every ClusterClass in scope at any

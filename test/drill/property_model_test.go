@@ -65,6 +65,8 @@ func modelWorld() *propertyWorld {
 		hasDiscover: []bool{true, true, true, true},
 		recorded:    []bool{true, true, true, true},
 		failing:     []bool{false, false, false, false},
+		extendedCA:  []bool{false, false, false, false},
+		provenCA:    []bool{false, false, false, false},
 		flavour:     []string{"x", "x", "x", "x", "y", "y"},
 	}
 }
@@ -411,5 +413,77 @@ func TestEqualSelector_ComparesWhatTheSelectorsSay(t *testing.T) {
 				t.Errorf("equalSelector = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// optimumOf is what a scoped optimum counts once grown: the ClusterClasses
+// it reconciles and the number of distinct requests.
+func optimumOf(p *propertyWorld, s *scopedOptimum) (reconciles []int, calls int) {
+	if s == nil {
+		return nil, 0
+	}
+	s.grow(p)
+	return slices.Sorted(maps.Keys(s.reconciles)), len(s.calls)
+}
+
+// The seed 1796588290669011063 found this: a CA change made while
+// Discovery failed was counted at once, and its cost at the recovery not
+// at all, so a round holding the recovery alone went over its optimum.
+func TestSpecChanged_ACAChangeWhileDiscoveryFailsCostsAtTheRecovery(t *testing.T) {
+	tests := []struct {
+		name string
+		// caChanges are made while config 0's Discovery fails; restart
+		// starts a fresh controller after them.
+		caChanges, settingsChanges int
+		restart                    bool
+		wantAtRecovery             []int
+	}{
+		{name: "one CA change", caChanges: 1, wantAtRecovery: []int{0, 3}},
+		{name: "a CA changed and changed back", caChanges: 2},
+		{name: "settings only: they take effect at once", settingsChanges: 1},
+		{name: "settings and a CA change", caChanges: 1, settingsChanges: 1, wantAtRecovery: []int{0, 3}},
+		{name: "a fresh controller registered the new CA", caChanges: 1, restart: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := modelWorld()
+			p.failing[0] = true
+			for range tt.caChanges {
+				p.extendedCA[0] = !p.extendedCA[0]
+				if got, calls := optimumOf(p, p.specChanged(0, eventConfigCA)); got != nil || calls != 0 {
+					t.Errorf("a CA change while Discovery fails: optimum %v and %d calls, want none", got, calls)
+				}
+			}
+			for range tt.settingsChanges {
+				if got, calls := optimumOf(p, p.specChanged(0, eventConfigSettings)); !slices.Equal(got, []int{0, 3}) || calls != 1 {
+					t.Errorf("a settings change while Discovery fails: optimum %v and %d calls, want [0 3] and 1", got, calls)
+				}
+			}
+			if tt.restart {
+				p.freshStart()
+			}
+			got, calls := optimumOf(p, p.recovered(0))
+			if !slices.Equal(got, tt.wantAtRecovery) {
+				t.Errorf("recovery reconciles %v, want %v", got, tt.wantAtRecovery)
+			}
+			if want := min(len(tt.wantAtRecovery), 1); calls != want {
+				t.Errorf("recovery calls %d, want %d", calls, want)
+			}
+			if p.failing[0] || p.provenCA[0] != p.extendedCA[0] {
+				t.Errorf("after the recovery: failing %t, proven CA %t, spec CA %t", p.failing[0], p.provenCA[0], p.extendedCA[0])
+			}
+		})
+	}
+}
+
+func TestSpecChanged_ACAChangeThatDiscoversCostsAtOnce(t *testing.T) {
+	p := modelWorld()
+	p.extendedCA[1] = true
+	// Config 1 admits tier a only: class 4, not class 1.
+	if got, calls := optimumOf(p, p.specChanged(1, eventConfigCA)); !slices.Equal(got, []int{4}) || calls != 1 {
+		t.Errorf("a CA change that discovers: optimum %v and %d calls, want [4] and 1", got, calls)
+	}
+	if got, _ := optimumOf(p, p.recovered(1)); got != nil {
+		t.Errorf("nothing pending, yet the recovery reconciles %v", got)
 	}
 }

@@ -18,6 +18,7 @@ package drill
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -105,12 +106,12 @@ func (r *PropertyReport) Problems() []string {
 	var p []string
 	for _, rd := range r.Rounds {
 		if rd.Reconciles > int64(rd.ReconcileBound) {
-			p = append(p, fmt.Sprintf("seed %d, round %d: %d reconciles, above the events' optimum of %d",
-				r.Options.Seed, rd.Round, rd.Reconciles, rd.ReconcileBound))
+			p = append(p, fmt.Sprintf("seed %d, round %d: %d reconciles, above the events' optimum of %d (events: %s)",
+				r.Options.Seed, rd.Round, rd.Reconciles, rd.ReconcileBound, r.eventsOf(rd.Round)))
 		}
 		if rd.Calls > int64(rd.CallBound) {
-			p = append(p, fmt.Sprintf("seed %d, round %d: %d DiscoverVariables calls, above the %d distinct requests the events could change",
-				r.Options.Seed, rd.Round, rd.Calls, rd.CallBound))
+			p = append(p, fmt.Sprintf("seed %d, round %d: %d DiscoverVariables calls, above the %d distinct requests the events could change (events: %s)",
+				r.Options.Seed, rd.Round, rd.Calls, rd.CallBound, r.eventsOf(rd.Round)))
 		}
 	}
 	for _, m := range r.Totals.ModelMismatches {
@@ -123,4 +124,17 @@ func (r *PropertyReport) Problems() []string {
 		p = append(p, "no fresh controller ever checked the statuses")
 	}
 	return p
+}
+
+// eventsOf describes a round's events, so a round above its bound can be
+// told from the test's output alone.
+func (r *PropertyReport) eventsOf(round int) string {
+	var out []string
+	for _, e := range r.Events {
+		if e.Round == round {
+			out = append(out, fmt.Sprintf("%s %s, optimum %d/%d, Discovery failing: %t",
+				e.Kind, e.Target, e.OptimumReconciles, e.OptimumCalls, e.DiscoveryFails))
+		}
+	}
+	return strings.Join(out, "; ")
 }
