@@ -93,6 +93,12 @@ func (l *Log) Mark() (Mark, error) {
 	return 0, nil
 }
 
+// ErrRotated is what counting returns when the log is no longer the file
+// the count started in, or is shorter than its mark: kube-apiserver rotates
+// its audit log at --audit-log-maxsize (100 MB unless set), and an offset
+// into the old file lands inside a line of the new one.
+var ErrRotated = errors.New("the audit log was rotated or truncated after the mark")
+
 // Since counts, by user name, the requests recorded after mark. A line
 // still being written is left for the next count.
 func (l *Log) Since(mark Mark) (map[string]Counts, error) {
@@ -104,10 +110,23 @@ func (l *Log) Since(mark Mark) (map[string]Counts, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if _, err := f.Seek(int64(mark), io.SeekStart); err != nil {
+	if _, err := seekToMark(f, mark); err != nil {
 		return nil, err
 	}
 	return Count(f)
+}
+
+// seekToMark moves f to mark, and refuses a log shorter than the mark.
+func seekToMark(f *os.File, mark Mark) (os.FileInfo, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() < int64(mark) {
+		return nil, fmt.Errorf("%w: %s holds %d bytes, the mark is at %d", ErrRotated, f.Name(), info.Size(), mark)
+	}
+	_, err = f.Seek(int64(mark), io.SeekStart)
+	return info, err
 }
 
 // Tally counts a growing log as it goes: each Total reads only what was
@@ -117,11 +136,14 @@ type Tally struct {
 	log    *Log
 	mark   Mark
 	counts map[string]Counts
+	// file is the log file counted so far, to tell it from a rotated one.
+	file os.FileInfo
 }
 
-// Tally starts counting at mark.
+// Tally starts counting at mark, in the log file as it is now.
 func (l *Log) Tally(mark Mark) *Tally {
-	return &Tally{log: l, mark: mark, counts: map[string]Counts{}}
+	file, _ := os.Stat(l.path) // a log not written yet is found later
+	return &Tally{log: l, mark: mark, counts: map[string]Counts{}, file: file}
 }
 
 // Total returns, by user name, the requests recorded since the Tally's
@@ -135,9 +157,14 @@ func (t *Tally) Total() (map[string]Counts, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if _, err := f.Seek(int64(t.mark), io.SeekStart); err != nil {
+	info, err := seekToMark(f, t.mark)
+	if err != nil {
 		return nil, err
 	}
+	if t.file != nil && !os.SameFile(t.file, info) {
+		return nil, fmt.Errorf("%w: %s is another file than at the mark", ErrRotated, t.log.path)
+	}
+	t.file = info
 	more, consumed, err := count(f)
 	if err != nil {
 		return nil, err

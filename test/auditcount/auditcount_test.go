@@ -17,6 +17,7 @@ limitations under the License.
 package auditcount
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,6 +138,79 @@ func TestTally_CountsEachLineOnceAsTheLogGrows(t *testing.T) {
 		if got := counts["driver"]; got != step.want {
 			t.Errorf("after appending %d bytes: %+v, want %+v", len(step.appended), got, step.want)
 		}
+	}
+}
+
+// A run at N = 200 lost its first measurement to this: kube-apiserver
+// rotated the log at 100 MB, and the count went on at the old offset in
+// the new file, inside a line.
+func TestTally_RefusesARotatedOrTruncatedLog(t *testing.T) {
+	record := line("ResponseComplete", "delete", "driver", "", "namespaces", "")
+	for _, tt := range []struct {
+		name string
+		// replace makes the log at path another file, as a rotation does,
+		// or cuts it.
+		replace func(t *testing.T, path string)
+	}{
+		{"rotated, the new log longer than the mark", func(t *testing.T, path string) {
+			if err := os.Rename(path, path+".1"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(strings.Repeat(record, 4)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"rotated, the new log shorter than the mark", func(t *testing.T, path string) {
+			if err := os.Rename(path, path+".1"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"truncated", func(t *testing.T, path string) {
+			if err := os.Truncate(path, 0); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "audit.log")
+			if err := os.WriteFile(path, []byte(record+record), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			l := Open(path)
+			mark, err := l.Mark()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tally := l.Tally(mark)
+			if _, err := tally.Total(); err != nil {
+				t.Fatal(err)
+			}
+			tt.replace(t, path)
+			if counts, err := tally.Total(); !errors.Is(err, ErrRotated) {
+				t.Errorf("Total after the log was %s: %v, %v; want ErrRotated", tt.name, counts, err)
+			}
+		})
+	}
+}
+
+func TestLog_SinceRefusesALogShorterThanTheMark(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(line("ResponseComplete", "get", "driver", "", "namespaces", "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := Open(path)
+	mark, err := l.Mark()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Since(mark); !errors.Is(err, ErrRotated) {
+		t.Errorf("Since after a truncation: %v, want ErrRotated", err)
 	}
 }
 
