@@ -29,6 +29,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capibaseline"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/incluster"
 )
@@ -132,35 +133,42 @@ func replicaName(replica *capibaseline.Manager) string {
 // leader_election_master_status is 1) and makes it the one CorePID,
 // MetricsURL and Scrape read. It returns when that was first seen.
 func (m *Management) AwaitCoreLeader(ctx context.Context, timeout time.Duration) (time.Time, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		for i, replica := range m.standbys {
-			metrics, err := replica.Scrape(ctx)
-			if err != nil {
-				continue
+	// Polled every 200 ms: the time to a new leader is measured in tenths.
+	leader, _, err := quiet.Wait(ctx, quiet.Options{Timeout: timeout, Interval: 200 * time.Millisecond}, quiet.Equal[int],
+		func() (int, bool, error) {
+			if i := m.leadingStandby(ctx); i >= 0 {
+				return i, true, nil
 			}
-			for _, series := range metrics["leader_election_master_status"].GetMetric() {
-				if series.GetGauge().GetValue() == 1 {
-					at := time.Now()
-					m.standbys = append(m.standbys[:i:i], m.standbys[i+1:]...)
-					if m.core != nil {
-						m.standbys = append(m.standbys, m.core)
-					}
-					m.core = replica
-					return at, nil
-				}
+			return -1, false, m.Exited()
+		})
+	if errors.Is(err, quiet.ErrTimeout) {
+		return time.Time{}, fmt.Errorf("no core manager took the lead within %s", timeout)
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	at, replica := time.Now(), m.standbys[leader]
+	m.standbys = append(m.standbys[:leader:leader], m.standbys[leader+1:]...)
+	if m.core != nil {
+		m.standbys = append(m.standbys, m.core)
+	}
+	m.core = replica
+	return at, nil
+}
+
+// leadingStandby is the index of the standby whose metrics say it leads,
+// or -1; a standby whose metrics cannot be read does not lead yet.
+func (m *Management) leadingStandby(ctx context.Context) int {
+	for i, replica := range m.standbys {
+		metrics, err := replica.Scrape(ctx)
+		if err != nil {
+			continue
+		}
+		for _, series := range metrics["leader_election_master_status"].GetMetric() {
+			if series.GetGauge().GetValue() == 1 {
+				return i
 			}
-		}
-		if err := m.Exited(); err != nil {
-			return time.Time{}, err
-		}
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("no core manager took the lead within %s", timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
 		}
 	}
+	return -1
 }

@@ -18,12 +18,16 @@ package scale
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/quiet"
 )
 
 // LeaderChange is what a leader change at scale cost. With every Cluster
@@ -160,21 +164,19 @@ func (r *run) countWindow(ctx context.Context, led, killed time.Time, before Cou
 // createTakeoverCluster creates the takeover's Cluster as soon as the core
 // manager's webhooks take it, for up to two minutes.
 func (r *run) createTakeoverCluster(ctx context.Context) error {
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		err := r.c.Create(ctx, r.w.Takeover.DeepCopy())
-		if err == nil || apierrors.IsAlreadyExists(err) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
+	var refused error
+	// Tried every 500 ms: the time to the Cluster accepted is measured in
+	// tenths.
+	_, _, err := quiet.Wait(ctx, quiet.Options{Timeout: 2 * time.Minute, Interval: 500 * time.Millisecond}, quiet.Equal[bool],
+		func() (bool, bool, error) {
+			refused = r.c.Create(ctx, r.w.Takeover.DeepCopy())
+			accepted := refused == nil || apierrors.IsAlreadyExists(refused)
+			return accepted, accepted, nil
+		})
+	if errors.Is(err, quiet.ErrTimeout) {
+		return refused
 	}
+	return err
 }
 
 // LeaderChangeTable is the leader change side by side: the drop-in,
@@ -204,6 +206,11 @@ func LeaderChangeTable(results []*RunResult) Table {
 		rows = append(rows, lcRow{label: "requests in the window: " + hook, value: func(l *LeaderChange) float64 { return l.Requests[hook] }})
 	}
 	rows = append(rows, lcRow{label: "extension busy seconds in the window", value: func(l *LeaderChange) float64 { return sum(l.ExtensionBusySeconds) }, format: oneDecimal})
+	// A new leader's response cache starts empty: each miss is a distinct
+	// request it had to make again, the cold cache's cost.
+	for _, lookup := range leaderChangeLookups(results) {
+		rows = append(rows, lcRow{label: "new leader's cache lookups: " + lookup, value: func(l *LeaderChange) float64 { return l.CacheLookups[lookup] }})
+	}
 	for _, c := range Controllers {
 		rows = append(rows, lcRow{label: "new leader's reconciles: " + c, value: func(l *LeaderChange) float64 { return l.Reconciles[c] }})
 	}
@@ -272,6 +279,20 @@ func leaderName(r *RunResult) string {
 
 // leaderChangeHooks are the hooks requested in any run's window, the
 // topology hooks first.
+// leaderChangeLookups are the response cache lookups (hook/result) any
+// new leader made in its window.
+func leaderChangeLookups(results []*RunResult) []string {
+	seen := map[string]bool{}
+	for _, r := range results {
+		if r.LeaderChange != nil {
+			for lookup := range r.LeaderChange.CacheLookups {
+				seen[lookup] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
 func leaderChangeHooks(results []*RunResult) []string {
 	var windows []*RunResult
 	for _, r := range results {

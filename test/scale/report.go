@@ -19,6 +19,7 @@ package scale
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -40,6 +41,27 @@ type Report struct {
 	// Machine describes where it ran, and Started and Finished when.
 	Machine           string
 	Started, Finished time.Time
+	// Variants are the managers the command asked for, by name: with
+	// Options.Latencies, the runs the report is complete with.
+	Variants []string `json:",omitempty"`
+}
+
+// Missing names the runs the command asked for that the report does not
+// hold yet, or holds only as stopped: a whole run may span sessions.
+func (r *Report) Missing() []string {
+	latencies := r.Options.Latencies
+	if len(latencies) == 0 {
+		latencies = []time.Duration{0}
+	}
+	var missing []string
+	for _, l := range latencies {
+		for _, v := range r.Variants {
+			if !slices.ContainsFunc(r.Results, func(res *RunResult) bool { return res.Variant == v && res.Latency == l && res.Err == "" }) {
+				missing = append(missing, fmt.Sprintf("%s at %s", v, latencyName(l)))
+			}
+		}
+	}
+	return missing
 }
 
 // Hook names as the test extension's request paths spell them.

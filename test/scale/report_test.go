@@ -18,6 +18,7 @@ package scale
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,40 @@ func TestReportWrite_StatesValidateTopologyAndClusterAPIsDefaults(t *testing.T) 
 		"`rsc-bench scale --clusters 2`", "## Lifecycle hooks", "## GeneratePatches and ValidateTopology with the response cache"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestReportMissing_NamesTheRunsNotMadeOrStopped(t *testing.T) {
+	r := &Report{Options: Options{Latencies: []time.Duration{250 * time.Millisecond, 0}}, Variants: []string{"drop-in", "Cluster API"},
+		Results: []*RunResult{
+			{Variant: "drop-in", Latency: 250 * time.Millisecond},
+			{Variant: "Cluster API", Latency: 250 * time.Millisecond, Err: "context canceled"},
+		}}
+	want := []string{"Cluster API at 250 ms", "drop-in at 0 ms", "Cluster API at 0 ms"}
+	if got := r.Missing(); !slices.Equal(got, want) {
+		t.Errorf("Missing() = %v, want %v", got, want)
+	}
+	r.Results[1].Err = ""
+	r.Results = append(r.Results, &RunResult{Variant: "drop-in", Latency: 0}, &RunResult{Variant: "Cluster API", Latency: 0})
+	if got := r.Missing(); len(got) != 0 {
+		t.Errorf("a complete report misses %v", got)
+	}
+}
+
+func TestReportWrite_SaysWhatEachRunTookAndWhatIsNotRunYet(t *testing.T) {
+	start := time.Date(2026, 12, 6, 21, 0, 0, 0, time.UTC)
+	r := &Report{MadeBy: "make scale-n200", Options: Options{Clusters: 2, Latencies: []time.Duration{250 * time.Millisecond}},
+		Variants: []string{"drop-in", "Cluster API"},
+		Results: []*RunResult{
+			{Variant: "drop-in", Latency: 250 * time.Millisecond, Started: start, Finished: start.Add(55 * time.Minute)},
+		}}
+	var buf bytes.Buffer
+	r.Write(&buf)
+	for _, want := range []string{"(55m0s in all, timed runs only)", "- drop-in, 250 ms: 55m0s, from 2026-12-06T21:00:00Z",
+		"**Not run yet:** Cluster API at 250 ms. `make scale-n200` makes them"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, buf.String())
 		}
 	}
 }

@@ -174,6 +174,11 @@ type RunResult struct {
 	// Err is what stopped the run, if anything; Events holds what was
 	// measured until then.
 	Err string `json:"err,omitempty"`
+	// Started and Finished bound the run, its management cluster's start
+	// and stop included: a whole run spans sessions, and these say what
+	// each part took.
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
 }
 
 // Event returns the named event's result, or nil.
@@ -207,12 +212,13 @@ func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlie
 				fmt.Fprintf(o.Progress, "== %s at %s: kept from the results file\n", v.Name, latency)
 				continue
 			}
-			r := &RunResult{Variant: v.Name, Clusters: o.Clusters, Latency: latency, Settings: settings}
+			r := &RunResult{Variant: v.Name, Clusters: o.Clusters, Latency: latency, Settings: settings, Started: time.Now().UTC()}
 			fmt.Fprintf(o.Progress, "== %s, %d Clusters, extension latency %s\n", v.Name, o.Clusters, latency)
 			if err := runVariant(ctx, o, w, v, r); err != nil {
 				r.Err = err.Error()
 				fmt.Fprintf(o.Progress, "%s failed: %v\n", v.Name, err)
 			}
+			r.Finished = time.Now().UTC()
 			if i >= 0 {
 				results[i] = r
 			} else {

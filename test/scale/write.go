@@ -17,6 +17,7 @@ limitations under the License.
 package scale
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -88,7 +89,7 @@ func (r *Report) writeSetUp(w io.Writer) {
 	if o.LeaderElection {
 		fmt.Fprintf(w, "Every core manager runs with `--leader-elect` (its Lease `%s/%s`), as Cluster API's Deployment runs it.", capimanagement.LeaseNamespace, capimanagement.LeaseName)
 		if len(o.LeaderChangeLatencies) > 0 {
-			fmt.Fprintf(w, " **The leader change** (at %s), after the upgrade with every Cluster Available: a second replica is started and stands by; the leader "+
+			fmt.Fprintf(w, " **The leader change** (at %s), made with every Cluster Available, before the delete: a second replica is started and stands by; the leader "+
 				"is killed with SIGKILL and started again at once, on its webhook port, as kubelet restarts a container; Cluster `%s` is created right after the kill, "+
 				"retried until the core manager's webhooks take it. Its counts run for %s from the takeover: the extension's requests, the new leader's reconciles, "+
 				"CPU and peak RSS. The new leader is quiet once its %s reconciles and the extension's requests stop for %s; with a sync period of %s, "+
@@ -96,6 +97,28 @@ func (r *Report) writeSetUp(w io.Writer) {
 				o.LeaderChangeWindow, strings.Join(Controllers, ", "), o.Quiet, o.SyncPeriod)
 		}
 		fmt.Fprintf(w, "\n\n")
+	}
+}
+
+// writeRunTimes says what each run took, its management cluster's start
+// and stop included, and which runs the report still lacks.
+func (r *Report) writeRunTimes(w io.Writer) {
+	var total time.Duration
+	var lines []string
+	for _, res := range r.Results {
+		if res.Started.IsZero() || res.Finished.IsZero() {
+			lines = append(lines, fmt.Sprintf("- %s, %s: not timed (made before runs were)", res.Variant, latencyName(res.Latency)))
+			continue
+		}
+		took := res.Finished.Sub(res.Started).Round(time.Minute)
+		total += took
+		lines = append(lines, fmt.Sprintf("- %s, %s: %s, from %s to %s", res.Variant, latencyName(res.Latency), took, res.Started.Format(time.RFC3339), res.Finished.Format(time.RFC3339)))
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "What each run took, its management cluster's start and stop included (%s in all, timed runs only):\n\n%s\n\n", total, strings.Join(lines, "\n"))
+	}
+	if missing := r.Missing(); len(missing) > 0 {
+		fmt.Fprintf(w, "**Not run yet:** %s. `%s` makes them, keeping the runs above.\n\n", strings.Join(missing, ", "), cmp.Or(r.MadeBy, r.Command))
 	}
 }
 
@@ -197,6 +220,7 @@ func (r *Report) Write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "Ran on %s, from %s to %s.\n\n", r.Machine, r.Started.Format(time.RFC3339), finished)
 	}
+	r.writeRunTimes(w)
 	fmt.Fprintf(w, "Workload, after Cluster API v1.14.2's `test/e2e/scale.go` (`scale_test.go`'s in-memory spec): %d Clusters of the `in-memory-scale` flavor "+
 		"(`cluster-template-in-memory-scale.yaml`) from the in-memory ClusterClass, each 1 control plane Machine and 1 MachineDeployment of 3 workers, "+
 		"created, upgraded and deleted with concurrency %d (a worker takes the next Cluster once the last is Available, upgraded or gone); "+

@@ -145,6 +145,9 @@ func scaleMain(ctx context.Context, o scaleOptions, args []string, stdout, stder
 		return err
 	}
 	report := &scale.Report{Command: "rsc-bench scale " + strings.Join(args, " "), Options: o.Options, Workload: w, Machine: machine, MadeBy: o.madeBy, Notes: o.notes, Started: time.Now().UTC()}
+	for _, v := range variants {
+		report.Variants = append(report.Variants, v.Name)
+	}
 	var earlier []*scale.RunResult
 	if o.resume {
 		if previous, err := readScaleResults(resultsPath(o.out)); err == nil {
