@@ -55,7 +55,7 @@ type PropertyOptions struct {
 	Quiet time.Duration `json:"quiet"`
 	// FailureRoundEvery makes every n-th round a failure round: it first
 	// makes Discovery of one more config fail, and then draws its first
-	// event and half the others among the settings, CA and URL changes of
+	// event and half the others among the settings and CA changes of
 	// configs whose Discovery fails; it recovers none. 0 makes none.
 	FailureRoundEvery int `json:"failureRoundEvery,omitempty"`
 	// Timeout bounds any one wait.
@@ -190,15 +190,18 @@ type propertyWorld struct {
 	failing     []bool
 	baseCA      [][]byte
 	extendedCA  []bool
-	// provenCA is extendedCA as the last Discovery that worked saw it:
-	// handlers stay registered with that clientConfig while Discovery
-	// with a newer one fails (make-before-break), so a CA change made
-	// while Discovery fails costs nothing until the recovery.
-	provenCA []bool
-	nextCA   []byte
-	flavour  []string
-	restarts int
-	retired  counters
+	// registeredCA is extendedCA as config k's handlers are registered
+	// with it; proven whether the controller holds a clientConfig of
+	// config k that a Discovery worked with. Handlers keep a proven
+	// clientConfig while Discovery with a newer one fails (make before
+	// break), so a CA change made then costs nothing until the recovery;
+	// without one, the spec is registered as it stands.
+	registeredCA []bool
+	proven       []bool
+	nextCA       []byte
+	flavour      []string
+	restarts     int
+	retired      counters
 }
 
 // flavours are the patch settings ClusterClasses choose from: two, so
@@ -229,7 +232,8 @@ func newPropertyWorld(h *harness, o PropertyOptions, args []string) (*propertyWo
 		p.failing = append(p.failing, false)
 		p.baseCA = append(p.baseCA, e.ca)
 		p.extendedCA = append(p.extendedCA, false)
-		p.provenCA = append(p.provenCA, false)
+		p.registeredCA = append(p.registeredCA, false)
+		p.proven = append(p.proven, true)
 		e.server.SetVariables(sampleextension.DiscoverVariablesHandler, answerOf(1))
 	}
 	for range f.classes {

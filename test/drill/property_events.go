@@ -153,8 +153,9 @@ func (p *propertyWorld) apply(ctx context.Context, ev *PropertyEvent, k int) (*s
 		p.exists[k] = true
 		// Discovery that fails records no handler.
 		p.recorded[k] = p.hasDiscover[k] && !p.failing[k]
-		// A new object has no proven clientConfig: the spec's is served.
-		p.provenCA[k] = p.extendedCA[k]
+		// A new object is registered as its spec stands, and proven once
+		// its first Discovery works.
+		p.registeredCA[k], p.proven[k] = p.extendedCA[k], !p.failing[k]
 		return newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) }), p.createConfig(ctx, k)
 	case eventConfigDelete:
 		p.exists[k] = false

@@ -219,15 +219,18 @@ func (p *propertyWorld) allAdmitted() []int {
 
 // specChanged models a change of config k's settings, CA or URL. New
 // settings are registered at once, whether Discovery works or not. A new
-// clientConfig is registered once a Discovery with it works: while
-// Discovery fails, the handlers keep the last proven one, and the change
-// costs nothing until the recovery (see recovered).
+// clientConfig is registered once a Discovery with it works; while
+// Discovery fails, the handlers keep the proven one, and the change costs
+// nothing until the recovery (see recovered). A controller that holds no
+// proven clientConfig registers the spec as it stands.
 func (p *propertyWorld) specChanged(k int, kind string) *scopedOptimum {
-	if kind != eventConfigSettings {
-		if p.failing[k] {
-			return nil
-		}
-		p.provenCA[k] = p.extendedCA[k]
+	switch {
+	case !p.failing[k]:
+		p.registeredCA[k], p.proven[k] = p.extendedCA[k], true
+	case !p.proven[k]:
+		p.registeredCA[k] = p.extendedCA[k]
+	case kind != eventConfigSettings:
+		return nil
 	}
 	return newScope(func() ([]int, []int) { a := p.admittedReferencers(k); return a, a })
 }
@@ -237,8 +240,8 @@ func (p *propertyWorld) specChanged(k int, kind string) *scopedOptimum {
 func (p *propertyWorld) recovered(k int) *scopedOptimum {
 	p.failing[k] = false
 	handlerChanged := p.recorded[k] != p.hasDiscover[k]
-	caChanged := p.provenCA[k] != p.extendedCA[k]
-	p.recorded[k], p.provenCA[k] = p.hasDiscover[k], p.extendedCA[k]
+	caChanged := p.registeredCA[k] != p.extendedCA[k]
+	p.recorded[k], p.registeredCA[k], p.proven[k] = p.hasDiscover[k], p.extendedCA[k], true
 	switch {
 	case handlerChanged:
 		return newScope(func() ([]int, []int) { return p.referencers(k), p.admittedReferencers(k) })
@@ -248,10 +251,13 @@ func (p *propertyWorld) recovered(k int) *scopedOptimum {
 	return nil
 }
 
-// freshStart models a controller started afresh: it has proven no
-// clientConfig, so it registers every config's spec as it stands.
+// freshStart models a controller started afresh: it registers every
+// config's spec as it stands, and holds as proven only what a status says
+// Discovery worked with, which a config whose Discovery fails does not.
 func (p *propertyWorld) freshStart() {
-	copy(p.provenCA, p.extendedCA)
+	for k := range p.exists {
+		p.registeredCA[k], p.proven[k] = p.extendedCA[k], !p.failing[k]
+	}
 }
 
 // scopedOptimum is the optimum of an event that reaches whoever uses a

@@ -59,15 +59,16 @@ func modelWorld() *propertyWorld {
 		f.classConfig = append(f.classConfig, i%3)
 	}
 	return &propertyWorld{
-		h:           &harness{fixture: f},
-		rng:         rand.New(rand.NewPCG(1, 1)),
-		exists:      []bool{true, true, true, true},
-		hasDiscover: []bool{true, true, true, true},
-		recorded:    []bool{true, true, true, true},
-		failing:     []bool{false, false, false, false},
-		extendedCA:  []bool{false, false, false, false},
-		provenCA:    []bool{false, false, false, false},
-		flavour:     []string{"x", "x", "x", "x", "y", "y"},
+		h:            &harness{fixture: f},
+		rng:          rand.New(rand.NewPCG(1, 1)),
+		exists:       []bool{true, true, true, true},
+		hasDiscover:  []bool{true, true, true, true},
+		recorded:     []bool{true, true, true, true},
+		failing:      []bool{false, false, false, false},
+		extendedCA:   []bool{false, false, false, false},
+		registeredCA: []bool{false, false, false, false},
+		proven:       []bool{true, true, true, true},
+		flavour:      []string{"x", "x", "x", "x", "y", "y"},
 	}
 }
 
@@ -432,26 +433,33 @@ func optimumOf(p *propertyWorld, s *scopedOptimum) (reconciles []int, calls int)
 func TestSpecChanged_ACAChangeWhileDiscoveryFailsCostsAtTheRecovery(t *testing.T) {
 	tests := []struct {
 		name string
-		// caChanges are made while config 0's Discovery fails; restart
-		// starts a fresh controller after them.
-		caChanges, settingsChanges int
-		restart                    bool
-		wantAtRecovery             []int
+		// restartBefore and restartAfter start a fresh controller before
+		// or after the changes, made while config 0's Discovery fails.
+		restartBefore, restartAfter bool
+		caChanges, settingsChanges  int
+		// wantAtChange is what each CA change reconciles; wantAtRecovery
+		// what the recovery does.
+		wantAtChange, wantAtRecovery []int
 	}{
 		{name: "one CA change", caChanges: 1, wantAtRecovery: []int{0, 3}},
 		{name: "a CA changed and changed back", caChanges: 2},
 		{name: "settings only: they take effect at once", settingsChanges: 1},
 		{name: "settings and a CA change", caChanges: 1, settingsChanges: 1, wantAtRecovery: []int{0, 3}},
-		{name: "a fresh controller registered the new CA", caChanges: 1, restart: true},
+		{name: "a fresh controller after the change registered the new CA", caChanges: 1, restartAfter: true},
+		{name: "a fresh controller before the change holds no proof: the CA costs at once", restartBefore: true, caChanges: 1, wantAtChange: []int{0, 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := modelWorld()
 			p.failing[0] = true
+			if tt.restartBefore {
+				p.freshStart()
+			}
 			for range tt.caChanges {
 				p.extendedCA[0] = !p.extendedCA[0]
-				if got, calls := optimumOf(p, p.specChanged(0, eventConfigCA)); got != nil || calls != 0 {
-					t.Errorf("a CA change while Discovery fails: optimum %v and %d calls, want none", got, calls)
+				got, calls := optimumOf(p, p.specChanged(0, eventConfigCA))
+				if !slices.Equal(got, tt.wantAtChange) || calls != min(len(tt.wantAtChange), 1) {
+					t.Errorf("a CA change while Discovery fails: optimum %v and %d calls, want %v", got, calls, tt.wantAtChange)
 				}
 			}
 			for range tt.settingsChanges {
@@ -459,7 +467,7 @@ func TestSpecChanged_ACAChangeWhileDiscoveryFailsCostsAtTheRecovery(t *testing.T
 					t.Errorf("a settings change while Discovery fails: optimum %v and %d calls, want [0 3] and 1", got, calls)
 				}
 			}
-			if tt.restart {
+			if tt.restartAfter {
 				p.freshStart()
 			}
 			got, calls := optimumOf(p, p.recovered(0))
@@ -469,8 +477,8 @@ func TestSpecChanged_ACAChangeWhileDiscoveryFailsCostsAtTheRecovery(t *testing.T
 			if want := min(len(tt.wantAtRecovery), 1); calls != want {
 				t.Errorf("recovery calls %d, want %d", calls, want)
 			}
-			if p.failing[0] || p.provenCA[0] != p.extendedCA[0] {
-				t.Errorf("after the recovery: failing %t, proven CA %t, spec CA %t", p.failing[0], p.provenCA[0], p.extendedCA[0])
+			if p.failing[0] || !p.proven[0] || p.registeredCA[0] != p.extendedCA[0] {
+				t.Errorf("after the recovery: failing %t, proven %t, registered CA %t, spec CA %t", p.failing[0], p.proven[0], p.registeredCA[0], p.extendedCA[0])
 			}
 		})
 	}
