@@ -93,10 +93,11 @@ func (l *Log) Mark() (Mark, error) {
 	return 0, nil
 }
 
-// ErrRotated is what counting returns when the log is no longer the file
-// the count started in, or is shorter than its mark: kube-apiserver rotates
-// its audit log at --audit-log-maxsize (100 MB unless set), and an offset
-// into the old file lands inside a line of the new one.
+// ErrRotated is what counting returns when the log is shorter than its
+// mark, or, for a Tally, gone or another file than the one it counted:
+// kube-apiserver rotates its audit log at --audit-log-maxsize (100 MB
+// unless set), and an offset into the old file lands inside a line of
+// the new one. Since, which keeps no file, can tell only the first.
 var ErrRotated = errors.New("the audit log was rotated or truncated after the mark")
 
 // Since counts, by user name, the requests recorded after mark. A line
@@ -151,6 +152,10 @@ func (l *Log) Tally(mark Mark) *Tally {
 func (t *Tally) Total() (map[string]Counts, error) {
 	f, err := os.Open(t.log.path)
 	if errors.Is(err, os.ErrNotExist) {
+		if t.file != nil {
+			// Between a rotation's rename and the new file.
+			return nil, fmt.Errorf("%w: %s is gone", ErrRotated, t.log.path)
+		}
 		return maps.Clone(t.counts), nil
 	}
 	if err != nil {

@@ -168,6 +168,11 @@ func TestTally_RefusesARotatedOrTruncatedLog(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"renamed, the new log not written yet", func(t *testing.T, path string) {
+			if err := os.Rename(path, path+".1"); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"truncated", func(t *testing.T, path string) {
 			if err := os.Truncate(path, 0); err != nil {
 				t.Fatal(err)
