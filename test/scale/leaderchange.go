@@ -192,6 +192,9 @@ func LeaderChangeTable(results []*RunResult) Table {
 		label  string
 		value  func(*LeaderChange) float64
 		format func(float64) string
+		// cacheOnly rows mean nothing for a manager without the response
+		// cache: it makes every request again.
+		cacheOnly bool
 	}
 	rows := []lcRow{
 		{label: "kill to a new leader", value: func(l *LeaderChange) float64 { return l.ToLead.Seconds() }, format: tenths},
@@ -209,7 +212,7 @@ func LeaderChangeTable(results []*RunResult) Table {
 	// A new leader's response cache starts empty: each miss is a distinct
 	// request it had to make again, the cold cache's cost.
 	for _, lookup := range leaderChangeLookups(results) {
-		rows = append(rows, lcRow{label: "new leader's cache lookups: " + lookup, value: func(l *LeaderChange) float64 { return l.CacheLookups[lookup] }})
+		rows = append(rows, lcRow{label: "new leader's cache lookups: " + lookup, value: func(l *LeaderChange) float64 { return l.CacheLookups[lookup] }, cacheOnly: true})
 	}
 	for _, c := range Controllers {
 		rows = append(rows, lcRow{label: "new leader's reconciles: " + c, value: func(l *LeaderChange) float64 { return l.Reconciles[c] }})
@@ -223,7 +226,7 @@ func LeaderChangeTable(results []*RunResult) Table {
 	// A cell's bool tells whether its value compares: a time that did
 	// not happen within the window does not.
 	cell := func(r *RunResult, rw lcRow) (string, float64, bool) {
-		if r == nil || r.LeaderChange == nil {
+		if r == nil || r.LeaderChange == nil || rw.cacheOnly && r.LeaderChange.CacheLookups == nil {
 			return "n/a", 0, false
 		}
 		format := rw.format
@@ -277,8 +280,6 @@ func leaderName(r *RunResult) string {
 	return "the standby"
 }
 
-// leaderChangeHooks are the hooks requested in any run's window, the
-// topology hooks first.
 // leaderChangeLookups are the response cache lookups (hook/result) any
 // new leader made in its window.
 func leaderChangeLookups(results []*RunResult) []string {
@@ -293,6 +294,8 @@ func leaderChangeLookups(results []*RunResult) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
+// leaderChangeHooks are the hooks requested in any run's window, the
+// topology hooks first.
 func leaderChangeHooks(results []*RunResult) []string {
 	var windows []*RunResult
 	for _, r := range results {

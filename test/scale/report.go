@@ -47,7 +47,8 @@ type Report struct {
 }
 
 // Missing names the runs the command asked for that the report does not
-// hold yet, or holds only as stopped: a whole run may span sessions.
+// hold yet, or holds only as stopped or made with another shape (see
+// Options.Keeps): a whole run may span sessions.
 func (r *Report) Missing() []string {
 	latencies := r.Options.Latencies
 	if len(latencies) == 0 {
@@ -56,7 +57,7 @@ func (r *Report) Missing() []string {
 	var missing []string
 	for _, l := range latencies {
 		for _, v := range r.Variants {
-			if !slices.ContainsFunc(r.Results, func(res *RunResult) bool { return res.Variant == v && res.Latency == l && res.Err == "" }) {
+			if !slices.ContainsFunc(r.Results, func(res *RunResult) bool { return res.Variant == v && res.Latency == l && r.Options.Keeps(res) }) {
 				missing = append(missing, fmt.Sprintf("%s at %s", v, latencyName(l)))
 			}
 		}

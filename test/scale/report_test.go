@@ -149,18 +149,22 @@ func TestReportWrite_StatesValidateTopologyAndClusterAPIsDefaults(t *testing.T) 
 	}
 }
 
-func TestReportMissing_NamesTheRunsNotMadeOrStopped(t *testing.T) {
-	r := &Report{Options: Options{Latencies: []time.Duration{250 * time.Millisecond, 0}}, Variants: []string{"drop-in", "Cluster API"},
-		Results: []*RunResult{
-			{Variant: "drop-in", Latency: 250 * time.Millisecond},
-			{Variant: "Cluster API", Latency: 250 * time.Millisecond, Err: "context canceled"},
-		}}
+func TestReportMissing_NamesTheRunsNotMadeStoppedOrOfAnotherShape(t *testing.T) {
+	o := Options{Clusters: 200, Latencies: []time.Duration{250 * time.Millisecond, 0}}
+	made := func(variant string, latency time.Duration) *RunResult {
+		return &RunResult{Variant: variant, Latency: latency, Clusters: o.Clusters, Settings: o.settings(latency)}
+	}
+	stopped := made("Cluster API", 250*time.Millisecond)
+	stopped.Err = "context canceled"
+	otherShape := made("drop-in", 0)
+	otherShape.Clusters = 50
+	r := &Report{Options: o, Variants: []string{"drop-in", "Cluster API"},
+		Results: []*RunResult{made("drop-in", 250*time.Millisecond), stopped, otherShape}}
 	want := []string{"Cluster API at 250 ms", "drop-in at 0 ms", "Cluster API at 0 ms"}
 	if got := r.Missing(); !slices.Equal(got, want) {
 		t.Errorf("Missing() = %v, want %v", got, want)
 	}
-	r.Results[1].Err = ""
-	r.Results = append(r.Results, &RunResult{Variant: "drop-in", Latency: 0}, &RunResult{Variant: "Cluster API", Latency: 0})
+	r.Results = []*RunResult{made("drop-in", 250*time.Millisecond), made("Cluster API", 250*time.Millisecond), made("drop-in", 0), made("Cluster API", 0)}
 	if got := r.Missing(); len(got) != 0 {
 		t.Errorf("a complete report misses %v", got)
 	}
@@ -171,12 +175,13 @@ func TestReportWrite_SaysWhatEachRunTookAndWhatIsNotRunYet(t *testing.T) {
 	r := &Report{MadeBy: "make scale-n200", Options: Options{Clusters: 2, Latencies: []time.Duration{250 * time.Millisecond}},
 		Variants: []string{"drop-in", "Cluster API"},
 		Results: []*RunResult{
-			{Variant: "drop-in", Latency: 250 * time.Millisecond, Started: start, Finished: start.Add(55 * time.Minute)},
+			{Variant: "drop-in", Latency: 250 * time.Millisecond, Clusters: 2, Started: start, Finished: start.Add(55 * time.Minute)},
 		}}
+	r.Results[0].Settings = r.Options.settings(250 * time.Millisecond)
 	var buf bytes.Buffer
 	r.Write(&buf)
 	for _, want := range []string{"(55m0s in all, timed runs only)", "- drop-in, 250 ms: 55m0s, from 2026-12-06T21:00:00Z",
-		"**Not run yet:** Cluster API at 250 ms. `make scale-n200` makes them"} {
+		"**Not run yet:** Cluster API at 250 ms. `make scale-n200` makes them."} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, buf.String())
 		}

@@ -193,7 +193,8 @@ func (r *RunResult) Event(name string) *EventResult {
 
 // Run runs the workload (RenderWorkload) under each variant at each
 // latency, each on a fresh management cluster. A run that fails keeps
-// what it measured, and the next still runs. A run earlier holds without
+// what it measured, and the next still runs; one stopped through ctx is
+// left out, as not run. A run earlier holds without
 // an error is kept rather than made again, so a long run that stopped
 // can go on where it was.
 func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlier []*RunResult) ([]*RunResult, error) {
@@ -208,13 +209,17 @@ func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlie
 		for _, v := range variants {
 			settings := o.settings(latency)
 			i := slices.IndexFunc(results, func(e *RunResult) bool { return e.Variant == v.Name && e.Latency == latency })
-			if i >= 0 && results[i].Err == "" && results[i].Clusters == o.Clusters && results[i].Settings == settings {
+			if i >= 0 && o.Keeps(results[i]) {
 				fmt.Fprintf(o.Progress, "== %s at %s: kept from the results file\n", v.Name, latency)
 				continue
 			}
 			r := &RunResult{Variant: v.Name, Clusters: o.Clusters, Latency: latency, Settings: settings, Started: time.Now().UTC()}
 			fmt.Fprintf(o.Progress, "== %s, %d Clusters, extension latency %s\n", v.Name, o.Clusters, latency)
 			if err := runVariant(ctx, o, w, v, r); err != nil {
+				if ctx.Err() != nil {
+					// Stopped from outside: not run, rather than failed.
+					return results, ctx.Err()
+				}
 				r.Err = err.Error()
 				fmt.Fprintf(o.Progress, "%s failed: %v\n", v.Name, err)
 			}
@@ -235,6 +240,12 @@ func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlie
 		}
 	}
 	return results, nil
+}
+
+// Keeps tells whether r is a finished run made with o's shape: a resumed
+// run keeps it rather than make it again.
+func (o Options) Keeps(r *RunResult) bool {
+	return r.Err == "" && r.Clusters == o.Clusters && r.Settings == o.settings(r.Latency)
 }
 
 // settings are the options that shape a run at latency, in one line: a

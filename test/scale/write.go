@@ -118,7 +118,7 @@ func (r *Report) writeRunTimes(w io.Writer) {
 		fmt.Fprintf(w, "What each run took, its management cluster's start and stop included (%s in all, timed runs only):\n\n%s\n\n", total, strings.Join(lines, "\n"))
 	}
 	if missing := r.Missing(); len(missing) > 0 {
-		fmt.Fprintf(w, "**Not run yet:** %s. `%s` makes them, keeping the runs above.\n\n", strings.Join(missing, ", "), cmp.Or(r.MadeBy, r.Command))
+		fmt.Fprintf(w, "**Not run yet:** %s. `%s` makes them.\n\n", strings.Join(missing, ", "), cmp.Or(r.MadeBy, r.Command))
 	}
 }
 

@@ -144,7 +144,7 @@ func scaleMain(ctx context.Context, o scaleOptions, args []string, stdout, stder
 	if err != nil {
 		return err
 	}
-	report := &scale.Report{Command: "rsc-bench scale " + strings.Join(args, " "), Options: o.Options, Workload: w, Machine: machine, MadeBy: o.madeBy, Notes: o.notes, Started: time.Now().UTC()}
+	report := &scale.Report{Command: "rsc-bench scale " + strings.Join(withoutNotes(args), " "), Options: o.Options, Workload: w, Machine: machine, MadeBy: o.madeBy, Notes: o.notes, Started: time.Now().UTC()}
 	for _, v := range variants {
 		report.Variants = append(report.Variants, v.Name)
 	}
@@ -162,6 +162,13 @@ func scaleMain(ctx context.Context, o scaleOptions, args []string, stdout, stder
 		report.Results = results
 		return writeScaleReport(o.out, report)
 	}
+	if len(earlier) > 0 {
+		// The kept runs under this command's notes and list of runs still
+		// to make, at once rather than after the next run's hour.
+		if err := o.Save(earlier); err != nil {
+			return err
+		}
+	}
 	results, runErr := scale.Run(ctx, o.Options, w, variants, earlier)
 	report.Results, report.Finished = results, time.Now().UTC()
 	if err := writeScaleReport(o.out, report); err != nil {
@@ -169,6 +176,23 @@ func scaleMain(ctx context.Context, o scaleOptions, args []string, stdout, stder
 	}
 	report.Write(stdout)
 	return runErr
+}
+
+// withoutNotes is args less their --note values: the report prints the
+// notes as paragraphs, and the command it names stays short enough to read.
+func withoutNotes(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if name != "note" || !strings.HasPrefix(args[i], "-") {
+			out = append(out, args[i])
+			continue
+		}
+		if !hasValue {
+			i++ // the value is the next argument
+		}
+	}
+	return out
 }
 
 // checkLeaderChange refuses a leader change that would not be made.

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -71,5 +72,13 @@ func TestCheckLeaderChange_RefusesOneThatWouldNotBeMade(t *testing.T) {
 		if err := checkLeaderChange(tt.o); (err == nil) != tt.wantOK {
 			t.Errorf("%s: checkLeaderChange = %v, want ok %v", name, err, tt.wantOK)
 		}
+	}
+}
+
+func TestWithoutNotes_LeavesTheNotesOutOfTheCommand(t *testing.T) {
+	args := []string{"--clusters", "200", "--note", "why twenty", "-note=why leases", "--made-by", "make scale-n200", "--out", "note.md"}
+	want := []string{"--clusters", "200", "--made-by", "make scale-n200", "--out", "note.md"}
+	if got := withoutNotes(args); !slices.Equal(got, want) {
+		t.Errorf("withoutNotes = %q, want %q", got, want)
 	}
 }
