@@ -50,12 +50,8 @@ type Report struct {
 // hold yet, or holds only as stopped or made with another shape (see
 // Options.Keeps): a whole run may span sessions.
 func (r *Report) Missing() []string {
-	latencies := r.Options.Latencies
-	if len(latencies) == 0 {
-		latencies = []time.Duration{0}
-	}
 	var missing []string
-	for _, l := range latencies {
+	for _, l := range r.Options.RunLatencies() {
 		for _, v := range r.Variants {
 			if !slices.ContainsFunc(r.Results, func(res *RunResult) bool { return res.Variant == v && res.Latency == l && r.Options.Keeps(res) }) {
 				missing = append(missing, fmt.Sprintf("%s at %s", v, latencyName(l)))

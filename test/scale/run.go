@@ -198,14 +198,10 @@ func (r *RunResult) Event(name string) *EventResult {
 // an error is kept rather than made again, so a long run that stopped
 // can go on where it was.
 func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlier []*RunResult) ([]*RunResult, error) {
-	latencies := o.Latencies
-	if len(latencies) == 0 {
-		latencies = []time.Duration{0}
-	}
 	// Every earlier run stays in the results, replaced only by a run made
 	// again: a save must never drop what an earlier session measured.
 	results := slices.Clone(earlier)
-	for _, latency := range latencies {
+	for _, latency := range o.RunLatencies() {
 		for _, v := range variants {
 			settings := o.settings(latency)
 			i := slices.IndexFunc(results, func(e *RunResult) bool { return e.Variant == v.Name && e.Latency == latency })
@@ -240,6 +236,15 @@ func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlie
 		}
 	}
 	return results, nil
+}
+
+// RunLatencies are the slow extension's latencies a run is made at: 0
+// when Latencies names none.
+func (o Options) RunLatencies() []time.Duration {
+	if len(o.Latencies) == 0 {
+		return []time.Duration{0}
+	}
+	return o.Latencies
 }
 
 // Keeps tells whether r is a finished run made with o's shape: a resumed

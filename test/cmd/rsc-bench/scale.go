@@ -206,10 +206,7 @@ func checkLeaderChange(o scale.Options) error {
 	if len(o.Only) > 0 && !slices.Contains(o.Only, scale.EventLeaderChange) {
 		return fmt.Errorf("--leader-change-latencies, but --events leaves out %q", scale.EventLeaderChange)
 	}
-	latencies := o.Latencies
-	if len(latencies) == 0 {
-		latencies = []time.Duration{0}
-	}
+	latencies := o.RunLatencies()
 	for _, l := range o.LeaderChangeLatencies {
 		if !slices.Contains(latencies, l) {
 			return fmt.Errorf("--leader-change-latencies %s is not among --latencies %v", l, latencies)
