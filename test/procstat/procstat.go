@@ -118,28 +118,63 @@ func HostCPUSeconds() (busy, total float64, err error) {
 // nice, system, idle, iowait, irq, softirq and steal, in USER_HZ ticks
 // (guest time is already inside user and nice).
 func ParseHostCPUSeconds(stat string) (busy, total float64, err error) {
+	ticks, err := hostCPUTicks(stat)
+	if err != nil {
+		return 0, 0, err
+	}
+	for i, v := range ticks {
+		total += float64(v)
+		// Fields 4 and 5 are idle and iowait.
+		if i != 3 && i != 4 {
+			busy += float64(v)
+		}
+	}
+	return busy / clockTicks, total / clockTicks, nil
+}
+
+// HostStealSeconds returns the CPU time, summed over all cores, in which
+// the hypervisor ran something else while this machine wanted to run,
+// since boot.
+func HostStealSeconds() (float64, error) {
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	return ParseHostStealSeconds(string(stat))
+}
+
+// ParseHostStealSeconds reads the steal field, the eighth, of /proc/stat's
+// cpu line.
+func ParseHostStealSeconds(stat string) (float64, error) {
+	ticks, err := hostCPUTicks(stat)
+	if err != nil {
+		return 0, err
+	}
+	return float64(ticks[7]) / clockTicks, nil
+}
+
+// hostCPUTicks returns the first eight fields of /proc/stat's cpu line
+// (user, nice, system, idle, iowait, irq, softirq, steal), in ticks.
+func hostCPUTicks(stat string) ([]uint64, error) {
 	for _, line := range strings.Split(stat, "\n") {
 		fields := strings.Fields(line)
 		if len(fields) == 0 || fields[0] != "cpu" {
 			continue
 		}
 		if len(fields) < 9 {
-			return 0, 0, fmt.Errorf("/proc/stat: cpu line %q has %d fields, want at least 9", line, len(fields))
+			return nil, fmt.Errorf("/proc/stat: cpu line %q has %d fields, want at least 9", line, len(fields))
 		}
+		ticks := make([]uint64, 8)
 		for i, f := range fields[1:9] {
 			v, err := strconv.ParseUint(f, 10, 64)
 			if err != nil {
-				return 0, 0, fmt.Errorf("/proc/stat: cpu field %d %q: %w", i+1, f, err)
+				return nil, fmt.Errorf("/proc/stat: cpu field %d %q: %w", i+1, f, err)
 			}
-			total += float64(v)
-			// Fields 4 and 5 are idle and iowait.
-			if i != 3 && i != 4 {
-				busy += float64(v)
-			}
+			ticks[i] = v
 		}
-		return busy / clockTicks, total / clockTicks, nil
+		return ticks, nil
 	}
-	return 0, 0, fmt.Errorf("/proc/stat: no cpu line")
+	return nil, fmt.Errorf("/proc/stat: no cpu line")
 }
 
 // Machine describes this machine in one line: its CPUs, their model and

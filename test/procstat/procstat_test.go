@@ -88,6 +88,16 @@ func TestParseHostCPUSeconds_CountsIdleAndIOWaitAsNotBusy(t *testing.T) {
 	}
 }
 
+func TestParseHostStealSeconds_ReadsTheEighthField(t *testing.T) {
+	got, err := ParseHostStealSeconds("cpu  530367 0 61863 143635 619 0 4613 704 0 0\ncpu0 265405 0 29793 73328 103 0 1915 354 0 0\n")
+	if err != nil || math.Abs(got-7.04) > 1e-9 {
+		t.Errorf("ParseHostStealSeconds = %v, %v; want 7.04 s", got, err)
+	}
+	if _, err := ParseHostStealSeconds("cpu 1 2 3\n"); err == nil {
+		t.Error("ParseHostStealSeconds took a cpu line of three fields")
+	}
+}
+
 // The readers work on a live process: this test's own.
 func TestReaders_ReadThisProcess(t *testing.T) {
 	pid := os.Getpid()

@@ -176,11 +176,15 @@ func TestReportWrite_SaysWhatEachRunTookAndWhatIsNotRunYet(t *testing.T) {
 		Variants: []string{"drop-in", "Cluster API"},
 		Results: []*RunResult{
 			{Variant: "drop-in", Latency: 250 * time.Millisecond, Clusters: 2, Started: start, Finished: start.Add(55 * time.Minute)},
+			{Variant: "Cluster API", Latency: 0, Clusters: 2, Started: start.Add(time.Hour), Finished: start.Add(2 * time.Hour),
+				Speed: &MachineSpeed{HashMiBPerSecondBefore: 1510.4, HashMiBPerSecondAfter: 1490.6, StealSeconds: 3.25}},
 		}}
 	r.Results[0].Settings = r.Options.settings(250 * time.Millisecond)
 	var buf bytes.Buffer
 	r.Write(&buf)
-	for _, want := range []string{"(55m0s in all, timed runs only)", "- drop-in, 250 ms: 55m0s, from 2026-12-06T21:00:00Z",
+	for _, want := range []string{"(1h55m0s in all, timed runs only)",
+		"- drop-in, 250 ms: 55m0s, from 2026-12-06T21:00:00Z to 2026-12-06T21:55:00Z; machine speed not sampled",
+		"- Cluster API, 0 ms: 1h0m0s, from 2026-12-06T22:00:00Z to 2026-12-06T23:00:00Z; SHA-256 at 1510 MiB/s before, 1491 MiB/s after; 3.2 s stolen",
 		"**Not run yet:** Cluster API at 250 ms. `make scale-n200` makes them."} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, buf.String())

@@ -43,6 +43,8 @@ import (
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/userfacing"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/capimanagement"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/machinespeed"
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/procstat"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/slowextension"
 )
 
@@ -179,6 +181,18 @@ type RunResult struct {
 	// each part took.
 	Started  time.Time `json:"started,omitzero"`
 	Finished time.Time `json:"finished,omitzero"`
+	// Speed is the machine this run had: runs made in different sessions
+	// ran on different machines behind the same CPU model.
+	Speed *MachineSpeed `json:"speed,omitempty"`
+}
+
+// MachineSpeed is how fast one core of the machine hashed before and after
+// a run (machinespeed.HashMiBPerSecond), with no management cluster up,
+// and the CPU time the hypervisor took from the machine during the run.
+type MachineSpeed struct {
+	HashMiBPerSecondBefore float64 `json:"hashMiBPerSecondBefore"`
+	HashMiBPerSecondAfter  float64 `json:"hashMiBPerSecondAfter"`
+	StealSeconds           float64 `json:"stealSeconds"`
 }
 
 // Event returns the named event's result, or nil.
@@ -211,7 +225,11 @@ func Run(ctx context.Context, o Options, w *Workload, variants []Variant, earlie
 			}
 			r := &RunResult{Variant: v.Name, Clusters: o.Clusters, Latency: latency, Settings: settings, Started: time.Now().UTC()}
 			fmt.Fprintf(o.Progress, "== %s, %d Clusters, extension latency %s\n", v.Name, o.Clusters, latency)
-			if err := runVariant(ctx, o, w, v, r); err != nil {
+			speed, stealBefore := &MachineSpeed{HashMiBPerSecondBefore: machinespeed.HashMiBPerSecond()}, stealSeconds()
+			err := runVariant(ctx, o, w, v, r)
+			speed.HashMiBPerSecondAfter, speed.StealSeconds = machinespeed.HashMiBPerSecond(), stealSeconds()-stealBefore
+			r.Speed = speed
+			if err != nil {
 				if ctx.Err() != nil {
 					// Stopped from outside: not run, rather than failed.
 					return results, ctx.Err()
@@ -724,4 +742,14 @@ func (r *run) waitFor(ctx context.Context, timeout time.Duration, what string, c
 
 func (r *run) progress(line string) {
 	fmt.Fprintf(r.o.Progress, "%s [%s] %s\n", time.Now().Format("15:04:05"), r.result.Variant, line)
+}
+
+// stealSeconds is procstat.HostStealSeconds, or 0 where /proc/stat has
+// none: a run is never stopped for want of it.
+func stealSeconds() float64 {
+	steal, err := procstat.HostStealSeconds()
+	if err != nil {
+		return 0
+	}
+	return steal
 }

@@ -112,14 +112,27 @@ func (r *Report) writeRunTimes(w io.Writer) {
 		}
 		took := res.Finished.Sub(res.Started).Round(time.Minute)
 		total += took
-		lines = append(lines, fmt.Sprintf("- %s, %s: %s, from %s to %s", res.Variant, latencyName(res.Latency), took, res.Started.Format(time.RFC3339), res.Finished.Format(time.RFC3339)))
+		lines = append(lines, fmt.Sprintf("- %s, %s: %s, from %s to %s; %s", res.Variant, latencyName(res.Latency), took,
+			res.Started.Format(time.RFC3339), res.Finished.Format(time.RFC3339), speedOf(res.Speed)))
 	}
 	if len(lines) > 0 {
-		fmt.Fprintf(w, "What each run took, its management cluster's start and stop included (%s in all, timed runs only):\n\n%s\n\n", total, strings.Join(lines, "\n"))
+		fmt.Fprintf(w, "What each run took, its management cluster's start and stop included (%s in all, timed runs only), "+
+			"and the machine it had: how fast one core computed SHA-256 before and after it, with nothing else running, "+
+			"and the CPU time the hypervisor took from the machine during it. Every session runs on a fresh machine "+
+			"that reports the same CPU model, so only these say whether two runs had the same one:\n\n%s\n\n", total, strings.Join(lines, "\n"))
 	}
 	if missing := r.Missing(); len(missing) > 0 {
 		fmt.Fprintf(w, "**Not run yet:** %s. `%s` makes them.\n\n", strings.Join(missing, ", "), cmp.Or(r.MadeBy, r.Command))
 	}
+}
+
+// speedOf says what machine a run had, or that it was made before runs
+// sampled it.
+func speedOf(s *MachineSpeed) string {
+	if s == nil {
+		return "machine speed not sampled (made before runs sampled it)"
+	}
+	return fmt.Sprintf("SHA-256 at %.0f MiB/s before, %.0f MiB/s after; %.1f s stolen", s.HashMiBPerSecondBefore, s.HashMiBPerSecondAfter, s.StealSeconds)
 }
 
 func latencyList(latencies []time.Duration) string {
