@@ -230,6 +230,29 @@ $(CAPI_BASELINE_CRDS): hack/capi-baseline/go.sum
 	rm -rf "$@.tmp" && mkdir -p "$@.tmp" && cp "$$dir"/core/config/crd/bases/*.yaml "$@.tmp"/ && \
 	chmod u+w "$@.tmp"/*.yaml && rm -rf "$@" && mv "$@.tmp" "$@"
 
+##@ Upstream
+
+# The patch series to Cluster API in upstream/patches, applied to Cluster
+# API v1.14.2's released source from the Go module cache in a scratch
+# folder (never copied into this tree) by upstream/run.sh. golangci-lint is
+# built at the version Cluster API lints with, which the script checks.
+GOLANGCI_LINT_CAPI := $(BIN)/golangci-lint-capi
+CAPI_PATCHED := $(BIN)/capi-patched
+UPSTREAM_DIR := .local/upstream
+
+$(GOLANGCI_LINT_CAPI): hack/tools/golangci-lint-capi/go.sum
+	cd hack/tools/golangci-lint-capi && $(GO) build -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+.PHONY: upstream-test
+upstream-test: $(KUBE_APISERVER) $(ETCD) $(GOLANGCI_LINT_CAPI) ## Check upstream/patches with Cluster API v1.14.2's own tests, before and after, and its linter.
+	GO="$(GO)" upstream/run.sh test $(UPSTREAM_DIR) "$(BIN)" "$(GOLANGCI_LINT_CAPI)"
+
+$(CAPI_PATCHED): $(wildcard upstream/patches/*.patch) upstream/run.sh hack/cluster-api-version
+	GO="$(GO)" upstream/run.sh build $(UPSTREAM_DIR) $@
+
+.PHONY: capi-patched
+capi-patched: $(CAPI_PATCHED) ## Build Cluster API v1.14.2's core manager with upstream/patches into bin/capi-patched.
+
 ##@ Cluster API providers
 
 # Cluster API v1.14.2's providers, test Runtime Extension and clusterctl,
