@@ -399,8 +399,9 @@ loadtest: tools capi-baseline core-manager build-bench ## Run the load tool unde
 	$(BENCH) loadtest --controller-binary $(CORE_MANAGER) --out loadtest-results $(LOADTEST_ARGS)
 
 .PHONY: compare
-compare: tools capi-baseline core-manager build-bench ## Run the load tool under the drop-in and under Cluster API's manager, side by side.
-	$(BENCH) loadtest --compare capi --controller-binary $(CORE_MANAGER) --local-dir .local/compare --out compare-results --idle-period 1m $(COMPARE_ARGS)
+compare: tools capi-baseline capi-patched core-manager build-bench ## Run the load tool under the drop-in and Cluster API's manager, without and with upstream/patches.
+	$(BENCH) loadtest --compare capi,patched --controller-binary $(CORE_MANAGER) --patched-binary $(CAPI_PATCHED) \
+		--local-dir .local/compare --out compare-results --idle-period 1m $(COMPARE_ARGS)
 
 E2E_REPORT := docs/e2e/flow.md
 

@@ -65,7 +65,19 @@ const (
 	// NameDropIn is the drop-in core manager: Cluster API's with our
 	// ExtensionConfig and ClusterClass controllers and runtime client.
 	NameDropIn = "core-manager"
+	// NamePatched is Cluster API's core manager built from its released
+	// source with the patch series in upstream/patches (bin/capi-patched).
+	NamePatched = NameCAPI + "-patched"
 )
+
+// RunsClusterAPIExtensionConfigController reports whether the manager
+// named name runs Cluster API's own ExtensionConfig controller, which runs
+// Discovery on every update of a config: Cluster API's manager, with or
+// without the patch series (which leaves that controller as it is), and
+// not the drop-in.
+func RunsClusterAPIExtensionConfigController(name string) bool {
+	return name == NameCAPI || name == NamePatched
+}
 
 // The flags both processes run with: Cluster API v1.14.2's core manager's
 // defaults, so that neither is throttled differently.
@@ -96,6 +108,12 @@ type metricTotals struct {
 // against kubeconfig, its logs in logDir, with args after the shared flags.
 func CAPIProcess(binDir, kubeconfig, logDir string, args ...string) Controller {
 	return coreManagerProcess(NameCAPI, "", binDir, kubeconfig, logDir, args)
+}
+
+// PatchedProcess runs binary, Cluster API's core manager built with the
+// patch series (make capi-patched), as CAPIProcess runs Cluster API's.
+func PatchedProcess(binary, binDir, kubeconfig, logDir string, args ...string) Controller {
+	return coreManagerProcess(NamePatched, binary, binDir, kubeconfig, logDir, args)
 }
 
 // DropInProcess runs the drop-in core manager binary as CAPIProcess runs

@@ -72,7 +72,7 @@ func (r *run) updateEveryConfigEvent() event {
 			}
 			// Cluster API discovers every config again; the drop-in too, and
 			// its row waits for that through its optimum Discovery.
-			if r.controller.Name() == NameCAPI {
+			if RunsClusterAPIExtensionConfigController(r.controller.Name()) {
 				change.seen = func() (bool, error) {
 					for i := range f.configs {
 						if r.discoveries(i) <= bases[i] {

@@ -206,7 +206,8 @@ func (r *run) discoveries(i int) int64 {
 func (r *run) scanUpdate(ctx context.Context, old, new *runtimev1.ExtensionConfig) (scanCount, error) {
 	reader := r.scanCache
 	if reader == nil {
-		// Cluster API's rows are its real scan.
+		// Cluster API's rows, with or without the series, are its real
+		// mapping.
 		return scanCount{}, nil
 	}
 	before, err := scanmapping.Map(ctx, reader, old)
@@ -249,7 +250,7 @@ func (r *run) updateConfig(ctx context.Context, i int, mutate func(*runtimev1.Ex
 // ours, which runs none for a change that cannot alter the answer: there
 // is nothing to wait for beyond the quiet period.
 func (r *run) discoveredAgainUnderClusterAPI(i int) func() (bool, error) {
-	if r.controller.Name() != NameCAPI {
+	if !RunsClusterAPIExtensionConfigController(r.controller.Name()) {
 		return nil
 	}
 	return r.discoveredAgain(i)

@@ -22,7 +22,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -111,9 +113,13 @@ func chartPoints(results []*Result) []point {
 		if byN[n] == nil {
 			byN[n] = &point{n: n}
 		}
-		if r.Controller == NameCAPI {
+		switch r.Controller {
+		case NameCAPI:
 			byN[n].capi = r
-		} else {
+		case NamePatched:
+			// The chart draws ours beside Cluster API's release; the
+			// patched manager's counts are in the table and results.json.
+		default:
 			byN[n].ours = r
 		}
 	}
@@ -208,36 +214,65 @@ func WriteSVG(path string, results []*Result) error {
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-// WriteComparison writes one scenario's events side by side: ours, Cluster
-// API's and the optimum, with Cluster API / ours ratios.
-func WriteComparison(w io.Writer, ours, capi *Result) error {
+// WriteComparison writes one scenario's events side by side: ours, then
+// each of others (Cluster API's manager, and Cluster API's with the patch
+// series when it ran), and the optimum, with each other's count as a
+// multiple of ours.
+func WriteComparison(w io.Writer, ours *Result, others ...*Result) error {
 	s := ours.Scenario
 	fmt.Fprintf(w, "\nscenario %s: %d ClusterClasses, %d ExtensionConfigs (%.0f%% with a namespaceSelector), %d namespaces\n",
 		s.Name, s.ClusterClasses, s.ExtensionConfigs, s.SelectorShare*100, s.Namespaces)
-	fmt.Fprintf(w, "%s against %s, each its own process on a fresh control plane, both with %s;\n", ours.Controller, capi.Controller, strings.Join(sharedFlags, " "))
+	names := []string{ours.Controller}
+	columns := []string{"ours"}
+	byEvent := make([]map[string]Row, len(others))
+	for i, other := range others {
+		names = append(names, other.Controller)
+		columns = append(columns, shortName(other.Controller))
+		byEvent[i] = map[string]Row{}
+		for _, row := range other.Rows {
+			byEvent[i][row.Event] = row
+		}
+	}
+	fmt.Fprintf(w, "%s, each its own process on a fresh control plane, all with %s;\n", strings.Join(names, " against "), strings.Join(sharedFlags, " "))
 	fmt.Fprintln(w, "requests and status writes counted in kube-apiserver's audit log. Cluster API v1.14.2 runs with PriorityQueue and")
 	fmt.Fprintln(w, "ReconcilerRateLimiting on by default (at most one reconcile per second per object): they shape its counts and times.")
+	if slices.Contains(names, NamePatched) {
+		fmt.Fprintf(w, "%s: Cluster API's core manager built from its released source with the patch series in upstream/patches.\n", NamePatched)
+	}
 	fmt.Fprintln(w, "stale after: ClusterClasses whose status, once the controller went quiet, is not what their objects call for.")
 	fmt.Fprintf(w, "%s.\n", DiscoveryOptimumNote)
+	who := strings.Join(columns, "/")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "event\treconciles ours/capi (optimum)\tDiscoverVariables calls ours/capi (optimum)\tDiscovery calls ours/capi (optimum)\tstatus writes ours/capi\tapiserver requests ours/capi\tconvergence ours/capi\tstale after ours/capi\t")
-	byEvent := map[string]Row{}
+	fmt.Fprintf(tw, "event\treconciles %[1]s (optimum)\tDiscoverVariables calls %[1]s (optimum)\tDiscovery calls %[1]s (optimum)\tstatus writes %[1]s\tapiserver requests %[1]s\tconvergence %[1]s\tstale after %[1]s\t\n", who)
 	var notes []string
-	for _, row := range capi.Rows {
-		byEvent[row.Event] = row
-	}
+events:
 	for _, o := range ours.Rows {
-		c, ok := byEvent[o.Event]
-		if !ok {
-			continue
+		rows := []Row{o}
+		for i := range others {
+			c, ok := byEvent[i][o.Event]
+			if !ok {
+				continue events
+			}
+			rows = append(rows, c)
 		}
-		fmt.Fprintf(tw, "%s\t%s (%d)\t%s (%d)\t%s (%d)\t%s\t%s\t%s / %s\t%d / %d\t\n", o.Event,
-			pair(int64(o.Reconciles), int64(c.Reconciles)), o.OptimumReconciles,
-			pair(o.Calls, c.Calls), o.OptimumCalls,
-			pair(o.DiscoveryCalls, c.DiscoveryCalls), o.OptimumDiscovery,
-			pair(deref(o.StatusWrites), deref(c.StatusWrites)),
-			pair(deref(o.Requests), deref(c.Requests)),
-			convergenceOf(o), convergenceOf(c), o.StaleAfter, c.StaleAfter)
+		column := func(value func(Row) int64) string {
+			values := make([]int64, len(rows))
+			for i, r := range rows {
+				values[i] = value(r)
+			}
+			return counts(values[0], values[1:]...)
+		}
+		convergence, stale := make([]string, len(rows)), make([]string, len(rows))
+		for i, r := range rows {
+			convergence[i], stale[i] = convergenceOf(r), fmt.Sprint(r.StaleAfter)
+		}
+		fmt.Fprintf(tw, "%s\t%s (%d)\t%s (%d)\t%s (%d)\t%s\t%s\t%s\t%s\t\n", o.Event,
+			column(func(r Row) int64 { return int64(r.Reconciles) }), o.OptimumReconciles,
+			column(func(r Row) int64 { return r.Calls }), o.OptimumCalls,
+			column(func(r Row) int64 { return r.DiscoveryCalls }), o.OptimumDiscovery,
+			column(func(r Row) int64 { return deref(r.StatusWrites) }),
+			column(func(r Row) int64 { return deref(r.Requests) }),
+			strings.Join(convergence, " / "), strings.Join(stale, " / "))
 		if o.Note != "" {
 			notes = append(notes, o.Event+": "+o.Note)
 		}
@@ -249,6 +284,18 @@ func WriteComparison(w io.Writer, ours, capi *Result) error {
 		fmt.Fprintf(w, "  * %s\n", n)
 	}
 	return nil
+}
+
+// shortName is a manager's name in a comparison's column headers.
+func shortName(controller string) string {
+	switch controller {
+	case NameCAPI:
+		return "capi"
+	case NamePatched:
+		return "patched"
+	default:
+		return controller
+	}
 }
 
 // SetRatios puts on each of other's rows its counts over ours for the
@@ -280,18 +327,32 @@ func SetRatios(ours, other *Result) {
 	}
 }
 
-// pair is "ours / capi", with Cluster API's count as a multiple of ours.
-func pair(ours, capi int64) string {
-	switch {
-	case ours == capi:
-		return fmt.Sprintf("%d / %d", ours, capi)
-	case ours == 0:
-		return fmt.Sprintf("%d / %d (ours none)", ours, capi)
-	case capi == 0:
-		return fmt.Sprintf("%d / %d (capi none)", ours, capi)
-	default:
-		return fmt.Sprintf("%d / %d (x%.1f)", ours, capi, float64(capi)/float64(ours))
+// counts is "ours / other / ...", with each other count as a multiple of
+// ours where they differ.
+func counts(ours int64, others ...int64) string {
+	values := []string{strconv.FormatInt(ours, 10)}
+	var ratios []string
+	differ := false
+	for _, other := range others {
+		values = append(values, strconv.FormatInt(other, 10))
+		switch {
+		case other == ours:
+			ratios = append(ratios, "=")
+		case ours == 0:
+			differ = true
+			ratios = append(ratios, "ours none")
+		case other == 0:
+			differ = true
+			ratios = append(ratios, "none")
+		default:
+			differ = true
+			ratios = append(ratios, fmt.Sprintf("x%.1f", float64(other)/float64(ours)))
+		}
 	}
+	if !differ {
+		return strings.Join(values, " / ")
+	}
+	return fmt.Sprintf("%s (%s)", strings.Join(values, " / "), strings.Join(ratios, ", "))
 }
 
 func deref(p *int) int64 {

@@ -67,7 +67,8 @@ type run struct {
 	client     client.Client
 	controller Controller
 	// scanCache is what the simulated scan reads, nil beside Cluster
-	// API's own manager.
+	// API's own manager, with or without the patch series: their rows
+	// count their own mapping.
 	scanCache client.Reader
 }
 
@@ -103,7 +104,7 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	defer f.stop()
 	r := &run{opts: opts, fixture: f, client: c, controller: opts.Controller}
 	defer r.cleanup(context.WithoutCancel(ctx))
-	if opts.Controller.Name() != NameCAPI {
+	if !RunsClusterAPIExtensionConfigController(opts.Controller.Name()) {
 		scanCtx, stopScan := context.WithCancel(ctx)
 		defer stopScan()
 		scan, err := startScanCache(scanCtx, opts.Config)

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -66,17 +67,26 @@ func newLab(o loadtestOptions) (*lab, error) {
 	return &lab{binDir: binDir, crds: crds}, nil
 }
 
-// measureScenarios runs every scenario under the drop-in and, with
-// --compare capi, under Cluster API's core manager, each as its own
-// process on a fresh control plane with an audit log, prints the tables
-// and returns every result.
+// measureScenarios runs every scenario under the drop-in and under each
+// manager --compare names (Cluster API's core manager, and Cluster API's
+// with the patch series), each as its own process on a fresh control plane
+// with an audit log, prints the tables and returns every result.
 func measureScenarios(ctx context.Context, o loadtestOptions, scenarios []loadtest.Scenario, stdout, stderr io.Writer) ([]*loadtest.Result, error) {
 	logErrorsOnly(stderr)
-	binary, err := controllerBinary(o.controllerBinary)
+	compared, err := o.comparedManagers()
+	if err != nil {
+		return nil, err
+	}
+	binary, err := binaryFile("controller-binary", o.controllerBinary, "core-manager")
 	if err != nil {
 		return nil, err
 	}
 	o.controllerBinary = binary
+	if slices.Contains(compared, loadtest.NamePatched) {
+		if o.patchedBinary, err = binaryFile("patched-binary", o.patchedBinary, "capi-patched"); err != nil {
+			return nil, err
+		}
+	}
 	l, err := newLab(o)
 	if err != nil {
 		return nil, err
@@ -89,22 +99,26 @@ func measureScenarios(ctx context.Context, o loadtestOptions, scenarios []loadte
 		if err != nil {
 			return nil, err
 		}
-		if o.compare == "" {
+		results = append(results, dropIn)
+		if len(compared) == 0 {
 			if err := loadtest.WriteTable(stdout, dropIn); err != nil {
 				return nil, err
 			}
-			results = append(results, dropIn)
 			continue
 		}
-		capi, err := measureUnder(ctx, scenarioOptions, s, loadtest.NameCAPI, l, stderr)
-		if err != nil {
+		var others []*loadtest.Result
+		for _, which := range compared {
+			other, err := measureUnder(ctx, scenarioOptions, s, which, l, stderr)
+			if err != nil {
+				return nil, err
+			}
+			loadtest.SetRatios(dropIn, other)
+			others = append(others, other)
+		}
+		if err := loadtest.WriteComparison(stdout, dropIn, others...); err != nil {
 			return nil, err
 		}
-		loadtest.SetRatios(dropIn, capi)
-		if err := loadtest.WriteComparison(stdout, dropIn, capi); err != nil {
-			return nil, err
-		}
-		results = append(results, dropIn, capi)
+		results = append(results, others...)
 	}
 	return results, nil
 }
@@ -136,8 +150,11 @@ func measureUnder(ctx context.Context, o loadtestOptions, s loadtest.Scenario, w
 	}
 	logDir := filepath.Join(dir, "logs")
 	controller := loadtest.DropInProcess(o.controllerBinary, l.binDir, kubeconfig, logDir)
-	if which == loadtest.NameCAPI {
+	switch which {
+	case loadtest.NameCAPI:
 		controller = loadtest.CAPIProcess(l.binDir, kubeconfig, logDir)
+	case loadtest.NamePatched:
+		controller = loadtest.PatchedProcess(o.patchedBinary, l.binDir, kubeconfig, logDir)
 	}
 	driver := cluster.Config()
 	driver.QPS, driver.Burst = 500, 1000

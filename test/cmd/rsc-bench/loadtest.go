@@ -47,6 +47,7 @@ type loadtestOptions struct {
 	compare          string
 	idlePeriod       time.Duration
 	controllerBinary string
+	patchedBinary    string
 }
 
 // runLoadtest is the `loadtest` subcommand: it runs the scenarios under the
@@ -68,7 +69,8 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.DurationVar(&o.quiet, "quiet", 2*time.Second, "How long without reconciles an event counts as settled.")
 	fs.StringVar(&o.merge, "merge", "", "Comma-separated results.json files of earlier runs to add to this run's JSON and chart (with --scenarios \"\", only merge).")
 	fs.DurationVar(&o.timeout, "step-timeout", 2*time.Minute, "Longest wait for one step (set-up, one event) to settle.")
-	fs.StringVar(&o.compare, "compare", "", "capi: run each scenario under Cluster API v1.14.2's own core manager (bin/capi-baseline) too, on a fresh control plane, and report both side by side.")
+	fs.StringVar(&o.compare, "compare", "", "Comma-separated managers to run each scenario under too, each on a fresh control plane, reported side by side with the drop-in: capi, Cluster API v1.14.2's own core manager (bin/capi-baseline); patched, Cluster API's core manager with the patch series in upstream/patches (see --patched-binary).")
+	fs.StringVar(&o.patchedBinary, "patched-binary", filepath.Join("bin", "capi-patched"), "Cluster API's core manager built with upstream/patches (make capi-patched), for --compare patched.")
 	fs.DurationVar(&o.idlePeriod, "idle-period", 0, "When positive, restart the controller after the last (largest) scenario's events with --sync-period (also the drop-in's re-discovery period) set to this and add a row of what one period costs while nothing changes. DiscoverVariables answers live 10 minutes whatever the period: below 10m the row's calls are understated.")
 	fs.StringVar(&o.controllerBinary, "controller-binary", filepath.Join("bin", "core-manager"), "The drop-in core manager (make core-manager).")
 	return cli.Run(fs, args, stderr, func() error { return loadtestMain(ctx, o, stdout, stderr) })
@@ -98,10 +100,8 @@ func loadtestMain(ctx context.Context, o loadtestOptions, stdout, stderr io.Writ
 			return err
 		}
 	}
-	switch o.compare {
-	case "", "capi":
-	default:
-		return fmt.Errorf("--compare: unknown controller %q (want capi)", o.compare)
+	if _, err := o.comparedManagers(); err != nil {
+		return err
 	}
 	results, err := loadtest.ReadJSON(o.merge)
 	if err != nil {
@@ -141,4 +141,31 @@ func (o loadtestOptions) idlePeriodFor(i, n int) time.Duration {
 		return 0
 	}
 	return o.idlePeriod
+}
+
+// comparedManagers returns the loadtest names of the managers --compare
+// asks for, in its order.
+func (o loadtestOptions) comparedManagers() ([]string, error) {
+	var names []string
+	seen := map[string]bool{}
+	for _, m := range strings.Split(o.compare, ",") {
+		m = strings.TrimSpace(m)
+		var name string
+		switch m {
+		case "":
+			continue
+		case "capi":
+			name = loadtest.NameCAPI
+		case "patched":
+			name = loadtest.NamePatched
+		default:
+			return nil, fmt.Errorf("--compare: unknown manager %q (want capi or patched)", m)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("--compare: %q named twice", m)
+		}
+		seen[name] = true
+		names = append(names, name)
+	}
+	return names, nil
 }

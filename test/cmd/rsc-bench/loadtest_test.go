@@ -17,8 +17,11 @@ limitations under the License.
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/loadtest"
 )
 
 func TestIdlePeriodFor_OnlyTheLastScenarioWaits(t *testing.T) {
@@ -28,5 +31,29 @@ func TestIdlePeriodFor_OnlyTheLastScenarioWaits(t *testing.T) {
 	}
 	if got := o.idlePeriodFor(1, 2); got != time.Minute {
 		t.Errorf("last scenario idles %s, want 1m", got)
+	}
+}
+
+func TestComparedManagers_NamesEachManagerOnceInOrder(t *testing.T) {
+	for _, tc := range []struct {
+		compare string
+		want    []string
+		wantErr bool
+	}{
+		{compare: "", want: nil},
+		{compare: "capi", want: []string{loadtest.NameCAPI}},
+		{compare: "capi, patched", want: []string{loadtest.NameCAPI, loadtest.NamePatched}},
+		{compare: "patched,capi", want: []string{loadtest.NamePatched, loadtest.NameCAPI}},
+		{compare: "capi,capi", wantErr: true},
+		{compare: "standalone", wantErr: true},
+	} {
+		got, err := loadtestOptions{compare: tc.compare}.comparedManagers()
+		if (err != nil) != tc.wantErr {
+			t.Errorf("--compare %q: error %v, want error %t", tc.compare, err, tc.wantErr)
+			continue
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("--compare %q: %q, want %q", tc.compare, got, tc.want)
+		}
 	}
 }

@@ -35,15 +35,15 @@ func logErrorsOnly(stderr io.Writer) {
 	ctrl.SetLogger(logcap.Cap(zap.New(zap.WriteTo(stderr), zap.Level(zapcore.ErrorLevel), zap.StacktraceLevel(zapcore.PanicLevel)), logcap.MaxVerbosity))
 }
 
-// controllerBinary returns the absolute path of the --controller-binary
-// flag's file, or an error saying how to build it.
-func controllerBinary(path string) (string, error) {
+// binaryFile returns the absolute path of a binary flag's file, or an
+// error naming the flag and the make target that builds it.
+func binaryFile(flagName, path, target string) (string, error) {
 	binary, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
 	if info, err := os.Stat(binary); err != nil || info.IsDir() {
-		return "", fmt.Errorf("--controller-binary %s: not a file (make core-manager builds the drop-in): %v", path, err)
+		return "", fmt.Errorf("--%s %s: not a file (make %s builds it): %v", flagName, path, target, err)
 	}
 	return binary, nil
 }
