@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 	"github.com/runtime-sdk-controller/runtime-sdk-controller/test/auditcount"
@@ -123,14 +124,25 @@ type reader struct {
 	extension *slowextension.Proxy
 }
 
+// scrapeRetryFor is how long a failed scrape is tried again. With the
+// machine fully busy, a metrics endpoint can miss the 10 s a scrape
+// waits: Cluster API's manager did 31 minutes into an N = 200 create, and
+// the whole run was lost. A process that exits still ends the run at
+// once (Management.Exited); an endpoint that stays silent ends it here.
+const scrapeRetryFor = 2 * time.Minute
+
 // scrape takes the counters the processes' metrics hold: cheap enough to
 // poll, unlike the audit log.
 func (r *reader) scrape(ctx context.Context) (Counters, error) {
-	ext, err := r.mgmt.Scrape(ctx, capimanagement.TestExtensionName)
+	ext, err := retrying(ctx, scrapeRetryFor, pollInterval, func() (managerprocess.Metrics, error) {
+		return r.mgmt.Scrape(ctx, capimanagement.TestExtensionName)
+	})
 	if err != nil {
 		return Counters{}, err
 	}
-	core, err := r.mgmt.Scrape(ctx, capimanagement.CoreManagerName)
+	core, err := retrying(ctx, scrapeRetryFor, pollInterval, func() (managerprocess.Metrics, error) {
+		return r.mgmt.Scrape(ctx, capimanagement.CoreManagerName)
+	})
 	if err != nil {
 		return Counters{}, err
 	}
@@ -238,4 +250,24 @@ func cacheLookups(m managerprocess.Metrics) map[string]float64 {
 		out[hook+"/"+result] += series.GetCounter().GetValue()
 	}
 	return out
+}
+
+// retrying calls get until it succeeds, every interval, for at most
+// within; it returns the last error, with how long it tried.
+func retrying[T any](ctx context.Context, within, interval time.Duration, get func() (T, error)) (T, error) {
+	deadline := time.Now().Add(within)
+	for tries := 1; ; tries++ {
+		got, err := get()
+		if err == nil {
+			return got, nil
+		}
+		if !time.Now().Add(interval).Before(deadline) {
+			return got, fmt.Errorf("%w (%d tries in %s)", err, tries, within)
+		}
+		select {
+		case <-ctx.Done():
+			return got, err
+		case <-time.After(interval):
+		}
+	}
 }

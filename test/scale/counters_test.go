@@ -17,8 +17,17 @@ limitations under the License.
 package scale
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/runtime-sdk-controller/runtime-sdk-controller/internal/test/managerprocess"
 )
 
 func TestCountersSub_KeepsTheLaterPeakAndDropsUnchangedKeys(t *testing.T) {
@@ -37,5 +46,46 @@ func TestCountersSub_KeepsTheLaterPeakAndDropsUnchangedKeys(t *testing.T) {
 		ProcessCPUSeconds: map[string]float64{"kube-apiserver": 20}, HostBusySeconds: 90, HostCPUSeconds: 100}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Sub = %+v, want %+v", got, want)
+	}
+}
+
+// TestRetrying_AScrapeThatFailsIsTriedAgain: a metrics endpoint that
+// misses a scrape or two on a busy machine must not end a run of hours.
+func TestRetrying_AScrapeThatFailsIsTriedAgain(t *testing.T) {
+	var served atomic.Int32
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if served.Add(1) <= 2 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, `controller_runtime_reconcile_total{controller="cluster",result="success"} 7`)
+	}))
+	defer server.Close()
+
+	metrics, err := retrying(context.Background(), time.Minute, time.Millisecond, func() (managerprocess.Metrics, error) {
+		return managerprocess.Scrape(context.Background(), server.URL)
+	})
+	if err != nil {
+		t.Fatalf("retrying: %v", err)
+	}
+	if got := metrics.Sum("controller_runtime_reconcile_total", map[string]string{"controller": "cluster"}); got != 7 {
+		t.Errorf("reconciles = %v, want 7", got)
+	}
+	if got := served.Load(); got != 3 {
+		t.Errorf("scrapes = %d, want 3 (two refused, one answered)", got)
+	}
+}
+
+func TestRetrying_GivesUpWithTheLastErrorAfterTheDeadline(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}))
+	defer server.Close()
+
+	_, err := retrying(context.Background(), 50*time.Millisecond, 10*time.Millisecond, func() (managerprocess.Metrics, error) {
+		return managerprocess.Scrape(context.Background(), server.URL)
+	})
+	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "tries in 50ms") {
+		t.Errorf("retrying = %v, want the 503 and how long it tried", err)
 	}
 }
