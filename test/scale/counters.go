@@ -18,6 +18,7 @@ package scale
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -122,27 +123,27 @@ type reader struct {
 	audit *auditcount.Tally
 	// extension is the slow extension in front of the test extension.
 	extension *slowextension.Proxy
+	// progress, when set, takes a line for the progress log.
+	progress func(line string)
 }
 
 // scrapeRetryFor is how long a failed scrape is tried again. With the
 // machine fully busy, a metrics endpoint can miss the 10 s a scrape
 // waits: Cluster API's manager did 31 minutes into an N = 200 create, and
-// the whole run was lost. A process that exits still ends the run at
-// once (Management.Exited); an endpoint that stays silent ends it here.
+// the whole run was lost. A process that exited ends the run at once
+// instead, and an endpoint silent for scrapeRetryFor ends it too. A retry
+// delays the poll it is in, and so the times that poll stamps (quiet, the
+// leader change's window): the progress log says when it happened.
 const scrapeRetryFor = 2 * time.Minute
 
 // scrape takes the counters the processes' metrics hold: cheap enough to
 // poll, unlike the audit log.
 func (r *reader) scrape(ctx context.Context) (Counters, error) {
-	ext, err := retrying(ctx, scrapeRetryFor, pollInterval, func() (managerprocess.Metrics, error) {
-		return r.mgmt.Scrape(ctx, capimanagement.TestExtensionName)
-	})
+	ext, err := r.scrapeRetrying(ctx, capimanagement.TestExtensionName)
 	if err != nil {
 		return Counters{}, err
 	}
-	core, err := retrying(ctx, scrapeRetryFor, pollInterval, func() (managerprocess.Metrics, error) {
-		return r.mgmt.Scrape(ctx, capimanagement.CoreManagerName)
-	})
+	core, err := r.scrapeRetrying(ctx, capimanagement.CoreManagerName)
 	if err != nil {
 		return Counters{}, err
 	}
@@ -252,21 +253,49 @@ func cacheLookups(m managerprocess.Metrics) map[string]float64 {
 	return out
 }
 
+// scrapeRetrying scrapes one process, trying again as scrapeRetryFor
+// says, and tells the progress log how long a scrape that failed took.
+func (r *reader) scrapeRetrying(ctx context.Context, name string) (managerprocess.Metrics, error) {
+	start := time.Now()
+	tries := 0
+	metrics, err := retrying(ctx, scrapeRetryFor, pollInterval, func() (managerprocess.Metrics, error) {
+		tries++
+		if err := r.mgmt.Exited(); err != nil {
+			return nil, stopRetrying{err}
+		}
+		return r.mgmt.Scrape(ctx, name)
+	})
+	if tries > 1 && err == nil && r.progress != nil {
+		r.progress(fmt.Sprintf("scraping %s took %d tries and %s: the times this poll stamps are late by as much", name, tries, time.Since(start).Round(time.Second)))
+	}
+	return metrics, err
+}
+
+// stopRetrying marks an error that retrying must not try again.
+type stopRetrying struct{ error }
+
+func (e stopRetrying) Unwrap() error { return e.error }
+
 // retrying calls get until it succeeds, every interval, for at most
-// within; it returns the last error, with how long it tried.
+// within. It returns the last error with the tries and the time they
+// took, or at once the error a get marked stopRetrying, or the context's.
 func retrying[T any](ctx context.Context, within, interval time.Duration, get func() (T, error)) (T, error) {
-	deadline := time.Now().Add(within)
+	start := time.Now()
 	for tries := 1; ; tries++ {
 		got, err := get()
 		if err == nil {
 			return got, nil
 		}
-		if !time.Now().Add(interval).Before(deadline) {
-			return got, fmt.Errorf("%w (%d tries in %s)", err, tries, within)
+		var stop stopRetrying
+		if errors.As(err, &stop) {
+			return got, stop.error
+		}
+		if time.Since(start)+interval >= within {
+			return got, fmt.Errorf("%w (%d tries in %s)", err, tries, time.Since(start).Round(time.Millisecond))
 		}
 		select {
 		case <-ctx.Done():
-			return got, err
+			return got, errors.Join(ctx.Err(), err)
 		case <-time.After(interval):
 		}
 	}

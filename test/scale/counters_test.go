@@ -18,6 +18,7 @@ package scale
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -77,15 +78,46 @@ func TestRetrying_AScrapeThatFailsIsTriedAgain(t *testing.T) {
 }
 
 func TestRetrying_GivesUpWithTheLastErrorAfterTheDeadline(t *testing.T) {
+	var served atomic.Int32
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		served.Add(1)
 		http.Error(w, "busy", http.StatusServiceUnavailable)
 	}))
 	defer server.Close()
 
+	start := time.Now()
 	_, err := retrying(context.Background(), 50*time.Millisecond, 10*time.Millisecond, func() (managerprocess.Metrics, error) {
 		return managerprocess.Scrape(context.Background(), server.URL)
 	})
-	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "tries in 50ms") {
-		t.Errorf("retrying = %v, want the 503 and how long it tried", err)
+	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), fmt.Sprintf("%d tries in", served.Load())) {
+		t.Errorf("retrying = %v, want the 503 and the %d tries", err, served.Load())
+	}
+	if served.Load() < 3 {
+		t.Errorf("scrapes = %d, want at least 3 within 50ms every 10ms", served.Load())
+	}
+	if elapsed := time.Since(start); elapsed < 40*time.Millisecond {
+		t.Errorf("gave up after %s, want close to 50ms", elapsed)
+	}
+}
+
+func TestRetrying_StopsAtOnceOnAStopErrorOrACancelledContext(t *testing.T) {
+	exited := errors.New("core-manager exited")
+	tries := 0
+	_, err := retrying(context.Background(), time.Minute, time.Millisecond, func() (int, error) {
+		tries++
+		return 0, stopRetrying{exited}
+	})
+	if !errors.Is(err, exited) || tries != 1 {
+		t.Errorf("retrying = %v after %d tries, want %v after 1", err, tries, exited)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	busy := errors.New("busy")
+	_, err = retrying(ctx, time.Hour, time.Minute, func() (int, error) {
+		cancel()
+		return 0, busy
+	})
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, busy) {
+		t.Errorf("retrying = %v, want the context's error and the last one", err)
 	}
 }

@@ -336,6 +336,7 @@ func runVariant(ctx context.Context, o Options, w *Workload, v Variant, result *
 	defer extension.Close()
 	r := &run{o: o, w: w, mgmt: mgmt, c: mgmt.Client, view: view, extension: extension,
 		reader: &reader{mgmt: mgmt, audit: audit.Tally(mark), extension: extension}, result: result}
+	r.reader.progress = r.progress
 	if err := r.setUp(ctx, v); err != nil {
 		return err
 	}
