@@ -118,9 +118,12 @@ func scaleClusterRequest(b *testing.B, cluster string) *runtimehooksv1.GenerateP
 // BenchmarkCache_GeneratePatches measures what the response cache adds to
 // one GeneratePatches call in bytes and allocations, beside what every call
 // costs anyway: encoding the request for the wire ("encode request", which
-// Cluster API's client and ours both do). "not opted in" is the drop-in
-// without the cache; "miss and store" is a call the extension answers, the
-// answer then kept; "hit" is a call answered from memory.
+// Cluster API's client and ours both do). "key only" is building the key;
+// "not opted in" is the drop-in without the cache; "miss and store" is a
+// call the extension answers, the answer then kept (a copy of it); "hit"
+// is a call answered from memory (a copy rewritten onto the new request).
+// The answers here are one small patch per item: larger answers cost more
+// to copy.
 func BenchmarkCache_GeneratePatches(b *testing.B) {
 	req := scaleClusterRequest(b, "scale-1")
 	other := scaleClusterRequest(b, "scale-2")
@@ -132,9 +135,11 @@ func BenchmarkCache_GeneratePatches(b *testing.B) {
 		req: patchesFor(req), other: patchesFor(other),
 	}
 	// lookupLoop looks the two requests up in turn, storing the answer of
-	// each miss when store is set; a lookup that does not end as wantHit
-	// fails the benchmark, so it cannot measure the wrong path.
-	lookupLoop := func(b *testing.B, c *Cache, store, wantHit bool) {
+	// each miss when store is set. A lookup that does not end as wantHit,
+	// or that keyed the request when keyed is false or did not when it is
+	// true (a config not opted in, or a request the cache bypasses),
+	// fails the benchmark.
+	lookupLoop := func(b *testing.B, c *Cache, store, wantHit, keyed bool) {
 		b.Helper()
 		b.SetBytes(int64(len(encoded)))
 		b.ReportAllocs()
@@ -145,8 +150,8 @@ func BenchmarkCache_GeneratePatches(b *testing.B) {
 				r = other
 			}
 			p, hit := c.Lookup(call, r, &runtimehooksv1.GeneratePatchesResponse{})
-			if hit != wantHit {
-				b.Fatalf("lookup %d: hit %t, want %t", i, hit, wantHit)
+			if hit != wantHit || p.ok != keyed {
+				b.Fatalf("lookup %d: hit %t, keyed %t; want %t, %t", i, hit, p.ok, wantHit, keyed)
 			}
 			if store {
 				c.Store(p, answers[r])
@@ -163,15 +168,29 @@ func BenchmarkCache_GeneratePatches(b *testing.B) {
 			}
 		}
 	})
+	b.Run("key only", func(b *testing.B) {
+		// normalise alone: what every lookup of an opted-in config pays
+		// before the cache is even consulted.
+		b.SetBytes(int64(len(encoded)))
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := normalise(call, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("not opted in", func(b *testing.B) {
-		lookupLoop(b, New(Options{}), true, false)
+		lookupLoop(b, New(Options{}), true, false, false)
 	})
 	b.Run("miss and store", func(b *testing.B) {
 		// One entry and two requests taking turns: every lookup misses and
 		// every store evicts the other answer.
 		c := New(Options{MaxEntries: 1})
 		c.SetMaxAge(call.ExtensionConfig, time.Hour)
-		lookupLoop(b, c, true, false)
+		lookupLoop(b, c, true, false, true)
+		if entries, _ := c.Len(); entries != 1 {
+			b.Fatalf("the cache holds %d answers, want the last one", entries)
+		}
 	})
 	b.Run("hit", func(b *testing.B) {
 		c := New(Options{})
@@ -180,6 +199,6 @@ func BenchmarkCache_GeneratePatches(b *testing.B) {
 			p, _ := c.Lookup(call, r, &runtimehooksv1.GeneratePatchesResponse{})
 			c.Store(p, answers[r])
 		}
-		lookupLoop(b, c, false, true)
+		lookupLoop(b, c, false, true, true)
 	})
 }
