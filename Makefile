@@ -440,7 +440,7 @@ SCALE_N200_SHAPE_NOTES := \
 	--note "**Twenty Clusters at a time, not all 200.** With all 200 created at once, kube-apiserver on this 2-core machine collapsed: after 15 minutes no Cluster was Available, a list of the 200 Clusters was not answered within kube-apiserver's 60 s, and 3,558 of the core manager's 4,310 Cluster status patches in five minutes came back 409 Conflict, with kube-apiserver at 120 to 170% CPU, 47% of it in CRD patches. Twenty at a time keep the machine busy and let every Cluster through. The driver waits through a watch, so its reads add only the watch; Who set the pace below says which process used the CPU." \
 	--note "**Leases of 60 s, 40 s and 5 s under both managers.** With the defaults (15 s, 10 s, 2 s) kube-apiserver under this load answered a renewal later than the renew deadline allows, and the manager exited with leader election lost. These are the defaults of Cluster API's own KubeadmControlPlane manager (controlplane/kubeadm/main.go); Cluster API's core manager runs the same leader election code, so both managers get them."
 SCALE_N200_NOTES := $(SCALE_N200_SHAPE_NOTES) \
-	--note "**The upgrade is left out, and the whole run spans sessions.** Issue 46 asks for create, idle, upgrade and delete under three managers at two latencies within 2.5 hours on this machine. The create alone takes about 29 minutes at N = 200, so six creates already pass 2.5 hours. At N = 50 (docs/scale/n50.md) the upgrade took 1.9 times the create's wall time and 2.2 times its core-manager CPU: about 55 minutes more a run here. The run saves after each manager and latency and goes on where it stopped (--resume); the times below say what each run took." \
+	--note "**The upgrade is left out, and the whole run spans sessions.** Issue 46 asks for create, idle, upgrade and delete under three managers at two latencies within 2.5 hours on this machine. The creates alone took 24m51s to 44m23s at N = 200, 3h35m for the six, so they already pass 2.5 hours. At N = 50 (docs/scale/n50.md) the upgrade took 1.9 times the create's wall time and 2.2 times its core-manager CPU: 45 to 85 minutes more a run here. The run saves after each manager and latency and goes on where it stopped (--resume); the times below say what each run took." \
 	--note "**Wall times compare only on one machine, and even there one pair is not enough.** The runs span sessions, and the machines under them differ in speed. The three runs at 0 ms, and the drop-in's run at 250 ms, were made one after another on one machine (booted at 03:13 UTC on 2026-12-07); Cluster API's and the cache's runs at 250 ms on an earlier, faster one, where every process, the load driver and the slow extension included, used 1.4 to 1.7 times less CPU for the same work than in the drop-in's run at 250 ms (the driver 56.9 s against 97.1 s, kube-apiserver 1,687 s against 2,637 s, etcd 95 s against 137 s). On the one machine, at 0 ms, kube-apiserver still used 2,831 s in the drop-in's create against 2,404 s in Cluster API's for nearly the same requests from every client (180,864 against 182,363 over the run, in the audit log). Counts of requests and reconciles compare across runs; wall times and CPU seconds only on one machine, and with that spread. What the tables show is read in docs/results.md."
 SCALE_N200_ARGS ?= --clusters 200 --concurrency 20 --latencies 250ms,0 --leader-election --leader-change-latencies 250ms \
 	--leader-change-window 10m --events "create all,idle one sync period,leader change,delete all" \
@@ -454,7 +454,7 @@ scale-n200: tools capi-baseline capi-providers core-manager build-bench ## Run N
 # scale-n200's runs span sessions, and the machines under them differ in
 # speed (on one, every process, the load driver included, used 1.4 to 1.7
 # times the CPU for the same work as on another, and the hypervisor took
-# 6.8% of its CPU), so wall times compare only within one session. This makes the
+# 6.8% of its CPU), so wall times compare only on one machine. This makes the
 # drop-in and Cluster API's manager at 250 ms one after the other, with
 # the settings of scale-n200, into their own report. It starts over every
 # time (no --resume): a run kept from another session would be another
@@ -463,7 +463,7 @@ SCALE_N200_SAME_MACHINE_ARGS ?= --clusters 200 --concurrency 20 --latencies 250m
 	--leader-change-latencies 250ms --leader-change-window 10m --events "create all,idle one sync period,leader change,delete all" \
 	--event-timeout 60m --settle 3m $(addprefix --manager-arg=,$(SCALE_N200_MANAGER_ARGS)) \
 	--made-by "make scale-n200-same-machine" $(SCALE_N200_SHAPE_NOTES) \
-	--note "**One machine, one session.** The drop-in's run and Cluster API's manager's run here were made one after the other on the same machine, to compare wall times that docs/scale/n200.md cannot: its runs span sessions, and the machines under them differ in speed." \
+	--note "**One machine, one session.** The drop-in's run and Cluster API's manager's run here were made one after the other on the same machine, to compare wall times: docs/scale/n200.md's runs span sessions, and only some of them share a machine." \
 	--out docs/scale/n200-same-machine.md
 
 .PHONY: scale-n200-same-machine
