@@ -18,6 +18,8 @@ package topologyresponses
 
 import (
 	"encoding/json"
+	"fmt"
+	goruntime "runtime"
 	"testing"
 	"time"
 
@@ -201,4 +203,69 @@ func BenchmarkCache_GeneratePatches(b *testing.B) {
 		}
 		lookupLoop(b, c, false, true, true)
 	})
+}
+
+// BenchmarkCache_HeldUnderChurn measures what the cache holds after an hour
+// of the churn a scale run makes: 200 Clusters, each of whose
+// GeneratePatches requests changes once a minute as it progresses, so that
+// no answer is asked for again. The max age is 10 minutes, as in the scale
+// runs. It reports the answers held, their weight as the cache counts it,
+// and the live heap the cache keeps, after a GC, over an empty one; its
+// time is mostly building the requests.
+func BenchmarkCache_HeldUnderChurn(b *testing.B) {
+	const (
+		clusters = 200
+		minutes  = 60
+		maxAge   = 10 * time.Minute
+	)
+	liveHeap := func() uint64 {
+		// Twice: the first leaves sync.Pool's victim buffers live.
+		goruntime.GC()
+		goruntime.GC()
+		var m goruntime.MemStats
+		goruntime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	var held int
+	var weight int64
+	var kept uint64
+	for b.Loop() {
+		b.StopTimer()
+		clk := &clock{now: time.Unix(1000, 0)}
+		base := liveHeap()
+		c := New(Options{Now: clk.Now})
+		c.SetMaxAge(call.ExtensionConfig, maxAge)
+		b.StartTimer()
+		for minute := range minutes {
+			for cluster := range clusters {
+				req := scaleClusterRequest(b, fmt.Sprintf("scale-%03d", cluster))
+				step, err := json.Marshal(minute)
+				if err != nil {
+					b.Fatal(err)
+				}
+				req.Variables = append(req.Variables, runtimehooksv1.Variable{Name: "step", Value: apiextensionsv1.JSON{Raw: step}})
+				p, hit := c.Lookup(call, req, &runtimehooksv1.GeneratePatchesResponse{})
+				if hit {
+					b.Fatalf("minute %d, cluster %d: a changed request hit", minute, cluster)
+				}
+				c.Store(p, patchesFor(req))
+			}
+			clk.Add(time.Minute)
+		}
+		b.StopTimer()
+		held, weight = c.Len()
+		// Only the last 10 minutes' answers can be served.
+		if want := clusters * int(maxAge/time.Minute); held != want {
+			b.Fatalf("%d answers held after an hour, want the last max age's %d", held, want)
+		}
+		kept = 0
+		if heap := liveHeap(); heap > base {
+			kept = heap - base
+		}
+		goruntime.KeepAlive(c)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(held), "answers-held")
+	b.ReportMetric(float64(weight)/(1<<20), "weight-MiB")
+	b.ReportMetric(float64(kept)/(1<<20), "heap-MiB")
 }

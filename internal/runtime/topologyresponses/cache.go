@@ -77,6 +77,12 @@ type Cache struct {
 	entries map[Key]*list.Element
 	// recent orders the entries, most recently used first.
 	recent *list.List
+	// stored orders each config's entries oldest first, so that those past
+	// its max age are dropped from the front. Without it, an answer that is
+	// never asked for again stays until the bounds push it out: at scale
+	// every Cluster's requests change as it progresses, and superseded
+	// answers would fill the cache to its bounds.
+	stored map[string]*list.List
 	bytes  int64
 	// maxAge holds the configs that opted in.
 	maxAge map[string]time.Duration
@@ -97,6 +103,8 @@ type entry struct {
 	response        runtimehooksv1.ResponseObject
 	holderByUID     map[types.UID]string
 	size            int64
+	// age is the entry's place in its config's stored list.
+	age *list.Element
 }
 
 // New returns an empty cache in which no config has opted in.
@@ -111,14 +119,16 @@ func New(opts Options) *Cache {
 		opts.Now = time.Now
 	}
 	return &Cache{
-		opts: opts, entries: map[Key]*list.Element{}, recent: list.New(),
+		opts: opts, entries: map[Key]*list.Element{}, recent: list.New(), stored: map[string]*list.List{},
 		maxAge: map[string]time.Duration{}, epoch: map[string]uint64{}, byHandler: map[string]int{},
 	}
 }
 
 // SetMaxAge turns caching on for config's handlers, answers being reused
 // for maxAge, or off when maxAge is zero: its answers are then dropped.
-// A shorter max age applies at once to the answers already held.
+// A shorter max age applies at once to the answers already held: those
+// past it are dropped, and a longer max age set later does not bring
+// them back.
 func (c *Cache) SetMaxAge(config string, maxAge time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -128,6 +138,7 @@ func (c *Cache) SetMaxAge(config string, maxAge time.Duration) {
 			c.newEpoch(config)
 		}
 		c.maxAge[config] = maxAge
+		c.dropExpired(config, c.opts.Now())
 		return
 	}
 	if !on {
@@ -240,6 +251,7 @@ func (c *Cache) Lookup(call Call, req runtimehooksv1.RequestObject, resp runtime
 // Store keeps a copy of resp, the successful answer to the call p missed.
 // A failed answer, one that names a uid the request did not hold, and one
 // of a config that left the cache or changed since the lookup are not kept.
+// Every config's answers past its max age are dropped first.
 func (c *Cache) Store(p Pending, resp runtimehooksv1.ResponseObject) {
 	if !p.ok || resp.GetStatus() != runtimehooksv1.ResponseStatusSuccess {
 		return
@@ -253,7 +265,6 @@ func (c *Cache) Store(p Pending, resp runtimehooksv1.ResponseObject) {
 	}
 	e := &entry{
 		key: p.req.key, handler: p.call.Handler, config: p.call.ExtensionConfig,
-		stored:      c.opts.Now(),
 		response:    resp.DeepCopyObject().(runtimehooksv1.ResponseObject),
 		holderByUID: p.req.holderByUID,
 		size:        int64(len(encoded)) + holdersSize(p.req.holderByUID),
@@ -266,6 +277,19 @@ func (c *Cache) Store(p Pending, resp runtimehooksv1.ResponseObject) {
 	if old, ok := c.entries[e.key]; ok {
 		c.remove(old)
 	}
+	// Read under the lock, so that each config's stored list is in order
+	// while Now never goes back, as time.Now's monotonic reading does not.
+	// A clock that did would only delay the drop: lookups check the age.
+	e.stored = c.opts.Now()
+	for config := range c.stored {
+		c.dropExpired(config, e.stored)
+	}
+	ages := c.stored[e.config]
+	if ages == nil {
+		ages = list.New()
+		c.stored[e.config] = ages
+	}
+	e.age = ages.PushBack(e)
 	c.entries[e.key] = c.recent.PushFront(e)
 	c.bytes += e.size
 	c.byHandler[e.handler]++
@@ -282,10 +306,43 @@ func (c *Cache) Len() (entries int, bytes int64) {
 	return c.recent.Len(), c.bytes
 }
 
+// dropExpired drops config's answers stored maxAge or longer before now:
+// no lookup would answer with them. c.mu is held.
+func (c *Cache) dropExpired(config string, now time.Time) {
+	ages := c.stored[config]
+	if ages == nil {
+		return
+	}
+	maxAge := c.maxAge[config]
+	for ages.Len() > 0 {
+		oldest := ages.Front().Value.(*entry)
+		if now.Sub(oldest.stored) < maxAge {
+			return
+		}
+		el, held := c.entries[oldest.key]
+		if !held || el.Value.(*entry) != oldest {
+			// Never the case while remove unlinks both lists; an entry
+			// that is not held must not take another with it.
+			ages.Remove(oldest.age)
+			if ages.Len() == 0 {
+				delete(c.stored, config)
+			}
+			continue
+		}
+		c.remove(el)
+	}
+}
+
 // remove drops one entry; c.mu is held.
 func (c *Cache) remove(el *list.Element) {
 	e := c.recent.Remove(el).(*entry)
 	delete(c.entries, e.key)
+	if ages := c.stored[e.config]; ages != nil {
+		ages.Remove(e.age)
+		if ages.Len() == 0 {
+			delete(c.stored, e.config)
+		}
+	}
 	c.bytes -= e.size
 	if c.byHandler[e.handler]--; c.byHandler[e.handler] <= 0 {
 		delete(c.byHandler, e.handler)

@@ -192,12 +192,160 @@ func TestCache_ExpiresAtTheMaxAgeInForceAtLookup(t *testing.T) {
 	if _, hit := c.Lookup(call, patchesRequest("b-", "x"), &runtimehooksv1.GeneratePatchesResponse{}); !hit {
 		t.Fatal("missed within the max age")
 	}
-	c.SetMaxAge("ext", 5*time.Minute)
+	// No store and no SetMaxAge in between: the lookup alone refuses it.
+	clk.Add(2 * time.Minute)
 	if _, hit := c.Lookup(call, patchesRequest("c-", "x"), &runtimehooksv1.GeneratePatchesResponse{}); hit {
-		t.Fatal("hit past a shortened max age")
+		t.Fatal("hit past the max age")
 	}
 	if n, _ := c.Len(); n != 0 {
 		t.Fatalf("an expired answer is still held (%d)", n)
+	}
+}
+
+func TestCache_ALongerMaxAgeDoesNotBringADroppedAnswerBack(t *testing.T) {
+	clk := &clock{now: time.Unix(1000, 0)}
+	c := New(Options{Now: clk.Now})
+	c.SetMaxAge("ext", 10*time.Minute)
+	missThenStore(t, c, patchesRequest("a-", "x"))
+	clk.Add(11 * time.Minute)
+	missThenStore(t, c, patchesRequest("a-", "y"))
+	c.SetMaxAge("ext", time.Hour)
+	if _, hit := c.Lookup(call, patchesRequest("b-", "x"), &runtimehooksv1.GeneratePatchesResponse{}); hit {
+		t.Error("an answer dropped past the old max age came back under a longer one")
+	}
+	if _, hit := c.Lookup(call, patchesRequest("b-", "y"), &runtimehooksv1.GeneratePatchesResponse{}); !hit {
+		t.Error("the answer within the max age went")
+	}
+}
+
+// checkBookkeeping fails unless every held answer is in its config's
+// stored list once, and the lists hold nothing else.
+func checkBookkeeping(t *testing.T, c *Cache) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	listed := 0
+	for config, ages := range c.stored {
+		if ages.Len() == 0 {
+			t.Errorf("config %s keeps an empty stored list", config)
+		}
+		for el := ages.Front(); el != nil; el = el.Next() {
+			e := el.Value.(*entry)
+			if held, ok := c.entries[e.key]; !ok || held.Value.(*entry) != e || e.config != config {
+				t.Errorf("config %s lists an answer that is not held", config)
+			}
+			listed++
+		}
+	}
+	if listed != c.recent.Len() || listed != len(c.entries) {
+		t.Errorf("%d answers listed by store time, %d held", listed, c.recent.Len())
+	}
+}
+
+func TestCache_StoredOrderFollowsEveryRemoval(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		do   func(t *testing.T, c *Cache, clk *clock) (wantHeld int)
+	}{
+		{"evicted at the bounds, then expired", func(t *testing.T, c *Cache, clk *clock) int {
+			for i := range 4 {
+				missThenStore(t, c, patchesRequest("a-", fmt.Sprintf("h%d", i)))
+			}
+			checkBookkeeping(t, c)
+			clk.Add(11 * time.Minute)
+			missThenStore(t, c, patchesRequest("a-", "late"))
+			return 1
+		}},
+		{"stored again for the same request", func(t *testing.T, c *Cache, clk *clock) int {
+			req := patchesRequest("a-", "x")
+			missThenStore(t, c, req)
+			clk.Add(5 * time.Minute)
+			// A second store of the same request replaces the first and
+			// counts its age from now.
+			p, _ := c.Lookup(call, req, &runtimehooksv1.GeneratePatchesResponse{})
+			c.Store(p, patchesFor(req))
+			clk.Add(7 * time.Minute)
+			missThenStore(t, c, patchesRequest("a-", "y"))
+			if _, hit := c.Lookup(call, patchesRequest("b-", "x"), &runtimehooksv1.GeneratePatchesResponse{}); !hit {
+				t.Error("the answer stored again went with the first store's age")
+			}
+			return 2
+		}},
+		{"turned off", func(t *testing.T, c *Cache, clk *clock) int {
+			missThenStore(t, c, patchesRequest("a-", "x"))
+			c.SetMaxAge("ext", 0)
+			return 0
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := &clock{now: time.Unix(1000, 0)}
+			c := New(Options{Now: clk.Now, MaxEntries: 2})
+			c.SetMaxAge("ext", 10*time.Minute)
+			want := tt.do(t, c, clk)
+			if n, _ := c.Len(); n != want {
+				t.Errorf("%d answers held, want %d", n, want)
+			}
+			checkBookkeeping(t, c)
+		})
+	}
+}
+
+func TestCache_DropsAnswersPastTheMaxAgeWithoutALookup(t *testing.T) {
+	clk := &clock{now: time.Unix(1000, 0)}
+	c := New(Options{Now: clk.Now})
+	c.SetMaxAge("ext", 10*time.Minute)
+	c.SetMaxAge("other", time.Hour)
+	other := Call{Handler: "patch.other", ExtensionConfig: "other", Fingerprint: "fp"}
+	store := func(call Call, holder string) {
+		t.Helper()
+		req := patchesRequest("a-", holder)
+		p, hit := c.Lookup(call, req, &runtimehooksv1.GeneratePatchesResponse{})
+		if hit {
+			t.Fatalf("%s: first lookup hit", holder)
+		}
+		c.Store(p, patchesFor(req))
+	}
+	// Answers no one asks for again, as a Cluster's requests change while
+	// it progresses: only a store comes after them.
+	store(call, "first")
+	store(other, "other")
+	clk.Add(6 * time.Minute)
+	store(call, "second")
+
+	clk.Add(5 * time.Minute)
+	store(call, "third")
+	n, before := c.Len()
+	if n != 3 {
+		t.Fatalf("%d answers held, want 3: the second, the third and the other config's", n)
+	}
+	clk.Add(10 * time.Minute)
+	store(other, "other-2")
+	onlyOthers := New(Options{})
+	onlyOthers.SetMaxAge("other", time.Hour)
+	for _, holder := range []string{"other", "other-2"} {
+		req := patchesRequest("a-", holder)
+		p, _ := onlyOthers.Lookup(other, req, &runtimehooksv1.GeneratePatchesResponse{})
+		onlyOthers.Store(p, patchesFor(req))
+	}
+	_, want := onlyOthers.Len()
+	if n, after := c.Len(); n != 2 || after != want {
+		t.Fatalf("after every answer of ext expired: %d answers, %d bytes (%d before); want the other config's two, %d bytes", n, after, before, want)
+	}
+}
+
+func TestCache_AShorterMaxAgeDropsOlderAnswersAtOnce(t *testing.T) {
+	clk := &clock{now: time.Unix(1000, 0)}
+	c := New(Options{Now: clk.Now})
+	c.SetMaxAge("ext", 10*time.Minute)
+	missThenStore(t, c, patchesRequest("a-", "x"))
+	clk.Add(6 * time.Minute)
+	missThenStore(t, c, patchesRequest("a-", "y"))
+	c.SetMaxAge("ext", 5*time.Minute)
+	if n, _ := c.Len(); n != 1 {
+		t.Fatalf("%d answers held after the max age shrank below the older one's age, want 1", n)
+	}
+	if _, hit := c.Lookup(call, patchesRequest("b-", "y"), &runtimehooksv1.GeneratePatchesResponse{}); !hit {
+		t.Error("the answer within the new max age went too")
 	}
 }
 
@@ -376,7 +524,7 @@ func TestCache_AConfigTurnedOffKeepsNoBookkeeping(t *testing.T) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.epoch) != 0 || len(c.maxAge) != 0 {
-		t.Errorf("after every config went off: %d epochs and %d max ages kept, want none", len(c.epoch), len(c.maxAge))
+	if len(c.epoch) != 0 || len(c.maxAge) != 0 || len(c.stored) != 0 {
+		t.Errorf("after every config went off: %d epochs, %d max ages and %d stored lists kept, want none", len(c.epoch), len(c.maxAge), len(c.stored))
 	}
 }

@@ -37,8 +37,10 @@ limitations under the License.
 // such an answer, and it must reach Cluster API as it came.
 //
 // Entries are bounded in number and bytes, least recently used first out
-// (cache.go); they expire at the max age their config sets at lookup time,
-// and a change of a config's registration or settings drops them all.
+// (cache.go). An answer is never served past the max age its config sets
+// at lookup time; once past the max age in force at any store, or at a
+// SetMaxAge, it is dropped, and a longer max age set later does not bring
+// it back. A change of a config's registration or settings drops them all.
 //
 // Caching is off unless asked for. Cluster API requires a deterministic
 // answer for a given request but lets an extension read external data, so
