@@ -202,22 +202,6 @@ func TestCache_ExpiresAtTheMaxAgeInForceAtLookup(t *testing.T) {
 	}
 }
 
-func TestCache_ALongerMaxAgeDoesNotBringADroppedAnswerBack(t *testing.T) {
-	clk := &clock{now: time.Unix(1000, 0)}
-	c := New(Options{Now: clk.Now})
-	c.SetMaxAge("ext", 10*time.Minute)
-	missThenStore(t, c, patchesRequest("a-", "x"))
-	clk.Add(11 * time.Minute)
-	missThenStore(t, c, patchesRequest("a-", "y"))
-	c.SetMaxAge("ext", time.Hour)
-	if _, hit := c.Lookup(call, patchesRequest("b-", "x"), &runtimehooksv1.GeneratePatchesResponse{}); hit {
-		t.Error("an answer dropped past the old max age came back under a longer one")
-	}
-	if _, hit := c.Lookup(call, patchesRequest("b-", "y"), &runtimehooksv1.GeneratePatchesResponse{}); !hit {
-		t.Error("the answer within the max age went")
-	}
-}
-
 // checkBookkeeping fails unless every held answer is in its config's
 // stored list once, and the lists hold nothing else.
 func checkBookkeeping(t *testing.T, c *Cache) {
@@ -333,19 +317,37 @@ func TestCache_DropsAnswersPastTheMaxAgeWithoutALookup(t *testing.T) {
 	}
 }
 
-func TestCache_AShorterMaxAgeDropsOlderAnswersAtOnce(t *testing.T) {
-	clk := &clock{now: time.Unix(1000, 0)}
-	c := New(Options{Now: clk.Now})
-	c.SetMaxAge("ext", 10*time.Minute)
-	missThenStore(t, c, patchesRequest("a-", "x"))
-	clk.Add(6 * time.Minute)
-	missThenStore(t, c, patchesRequest("a-", "y"))
-	c.SetMaxAge("ext", 5*time.Minute)
-	if n, _ := c.Len(); n != 1 {
-		t.Fatalf("%d answers held after the max age shrank below the older one's age, want 1", n)
-	}
-	if _, hit := c.Lookup(call, patchesRequest("b-", "y"), &runtimehooksv1.GeneratePatchesResponse{}); !hit {
-		t.Error("the answer within the new max age went too")
+func TestCache_SetMaxAgeLeavesOnlyAnswersWithinIt(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// The older answer x is stored gap before the younger y; then the
+		// max age becomes newMaxAge.
+		gap, newMaxAge time.Duration
+	}{
+		// Shortened below x's age: x goes at once.
+		{"shorter", 6 * time.Minute, 5 * time.Minute},
+		// y's store dropped x past 10 minutes; a longer max age does not
+		// bring it back.
+		{"longer after a drop", 11 * time.Minute, time.Hour},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := &clock{now: time.Unix(1000, 0)}
+			c := New(Options{Now: clk.Now})
+			c.SetMaxAge("ext", 10*time.Minute)
+			missThenStore(t, c, patchesRequest("a-", "x"))
+			clk.Add(tt.gap)
+			missThenStore(t, c, patchesRequest("a-", "y"))
+			c.SetMaxAge("ext", tt.newMaxAge)
+			if n, _ := c.Len(); n != 1 {
+				t.Fatalf("%d answers held, want y's alone", n)
+			}
+			if _, hit := c.Lookup(call, patchesRequest("b-", "x"), &runtimehooksv1.GeneratePatchesResponse{}); hit {
+				t.Error("x was answered past the max age it was dropped under")
+			}
+			if _, hit := c.Lookup(call, patchesRequest("b-", "y"), &runtimehooksv1.GeneratePatchesResponse{}); !hit {
+				t.Error("y, within the max age, went too")
+			}
+		})
 	}
 }
 
