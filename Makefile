@@ -470,7 +470,9 @@ SCALE_N200_SAME_MACHINE_ARGS ?= --clusters 200 --concurrency 20 --latencies 250m
 # N = 200. In docs/scale/n200.md the cache's create at 250 ms peaked 12%
 # over, the other runs 2 to 6%, and one manager's peak moved 55 MiB from
 # run to run. This makes that pair again, one after the other on one
-# machine, with the create only, into its own report.
+# machine, with the create only, into its own report. It is not the same
+# code: the cache now drops answers once past their max age. It starts
+# over every time (no --resume).
 SCALE_N200_MEMORY_ARGS ?= --clusters 200 --concurrency 20 --latencies 250ms --managers capi,cache --leader-election \
 	--events "create all" --event-timeout 60m --settle 3m $(addprefix --manager-arg=,$(SCALE_N200_MANAGER_ARGS)) \
 	--made-by "make scale-n200-memory" $(SCALE_N200_SHAPE_NOTES) \
