@@ -103,8 +103,9 @@ type entry struct {
 	response        runtimehooksv1.ResponseObject
 	holderByUID     map[types.UID]string
 	size            int64
-	// age is the entry's place in its config's stored list.
-	age *list.Element
+	// used is the entry's place in recent, and age its place in its
+	// config's stored list; remove unlinks both.
+	used, age *list.Element
 }
 
 // New returns an empty cache in which no config has opted in.
@@ -173,12 +174,10 @@ func (c *Cache) Forget(config string) {
 // held.
 func (c *Cache) forget(config string) {
 	c.newEpoch(config)
-	for el := c.recent.Front(); el != nil; {
-		next := el.Next()
-		if e := el.Value.(*entry); e.config == config {
-			c.remove(el)
+	if ages := c.stored[config]; ages != nil {
+		for ages.Len() > 0 {
+			c.remove(ages.Front().Value.(*entry).used)
 		}
-		el = next
 	}
 }
 
@@ -290,7 +289,8 @@ func (c *Cache) Store(p Pending, resp runtimehooksv1.ResponseObject) {
 		c.stored[e.config] = ages
 	}
 	e.age = ages.PushBack(e)
-	c.entries[e.key] = c.recent.PushFront(e)
+	e.used = c.recent.PushFront(e)
+	c.entries[e.key] = e.used
 	c.bytes += e.size
 	c.byHandler[e.handler]++
 	c.observeEntries(e.handler)
@@ -310,26 +310,13 @@ func (c *Cache) Len() (entries int, bytes int64) {
 // no lookup would answer with them. c.mu is held.
 func (c *Cache) dropExpired(config string, now time.Time) {
 	ages := c.stored[config]
-	if ages == nil {
-		return
-	}
 	maxAge := c.maxAge[config]
-	for ages.Len() > 0 {
+	for ages != nil && ages.Len() > 0 {
 		oldest := ages.Front().Value.(*entry)
 		if now.Sub(oldest.stored) < maxAge {
 			return
 		}
-		el, held := c.entries[oldest.key]
-		if !held || el.Value.(*entry) != oldest {
-			// Never the case while remove unlinks both lists; an entry
-			// that is not held must not take another with it.
-			ages.Remove(oldest.age)
-			if ages.Len() == 0 {
-				delete(c.stored, config)
-			}
-			continue
-		}
-		c.remove(el)
+		c.remove(oldest.used)
 	}
 }
 

@@ -215,7 +215,7 @@ func checkBookkeeping(t *testing.T, c *Cache) {
 		}
 		for el := ages.Front(); el != nil; el = el.Next() {
 			e := el.Value.(*entry)
-			if held, ok := c.entries[e.key]; !ok || held.Value.(*entry) != e || e.config != config {
+			if held, ok := c.entries[e.key]; !ok || held != e.used || held.Value.(*entry) != e || e.config != config {
 				t.Errorf("config %s lists an answer that is not held", config)
 			}
 			listed++
@@ -381,6 +381,7 @@ func TestCache_ForgetAndOptingOutDropAConfigsAnswers(t *testing.T) {
 			if _, hit := c.Lookup(other, patchesRequest("b-", "x"), &runtimehooksv1.GeneratePatchesResponse{}); !hit {
 				t.Error("the other config's answer went too")
 			}
+			checkBookkeeping(t, c)
 		})
 	}
 }
