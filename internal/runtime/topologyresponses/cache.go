@@ -78,10 +78,11 @@ type Cache struct {
 	// recent orders the entries, most recently used first.
 	recent *list.List
 	// stored orders each config's entries oldest first, so that those past
-	// its max age are dropped from the front. Without it, an answer that is
-	// never asked for again stays until the bounds push it out: at scale
-	// every Cluster's requests change as it progresses, and superseded
-	// answers would fill the cache to its bounds.
+	// its max age are dropped from the front, and forget drops a config's
+	// answers without walking every other config's. Without it, an answer
+	// that is never asked for again stays until the bounds push it out: at
+	// scale every Cluster's requests change as it progresses, and
+	// superseded answers would fill the cache to its bounds.
 	stored map[string]*list.List
 	bytes  int64
 	// maxAge holds the configs that opted in.
@@ -174,10 +175,10 @@ func (c *Cache) Forget(config string) {
 // held.
 func (c *Cache) forget(config string) {
 	c.newEpoch(config)
-	if ages := c.stored[config]; ages != nil {
-		for ages.Len() > 0 {
-			c.remove(ages.Front().Value.(*entry).used)
-		}
+	// Each remove unlinks the front entry from ages, so the loop ends;
+	// ages stays readable after remove deletes it from c.stored.
+	for ages := c.stored[config]; ages != nil && ages.Len() > 0; {
+		c.remove(ages.Front().Value.(*entry).used)
 	}
 }
 
@@ -311,6 +312,7 @@ func (c *Cache) Len() (entries int, bytes int64) {
 func (c *Cache) dropExpired(config string, now time.Time) {
 	ages := c.stored[config]
 	maxAge := c.maxAge[config]
+	// As in forget, each remove unlinks the front entry from ages.
 	for ages != nil && ages.Len() > 0 {
 		oldest := ages.Front().Value.(*entry)
 		if now.Sub(oldest.stored) < maxAge {

@@ -203,7 +203,8 @@ func TestCache_ExpiresAtTheMaxAgeInForceAtLookup(t *testing.T) {
 }
 
 // checkBookkeeping fails unless every held answer is in its config's
-// stored list once, and the lists hold nothing else.
+// stored list once, the lists hold nothing else, and each entry knows its
+// place in both lists.
 func checkBookkeeping(t *testing.T, c *Cache) {
 	t.Helper()
 	c.mu.Lock()
@@ -218,7 +219,15 @@ func checkBookkeeping(t *testing.T, c *Cache) {
 			if held, ok := c.entries[e.key]; !ok || held != e.used || held.Value.(*entry) != e || e.config != config {
 				t.Errorf("config %s lists an answer that is not held", config)
 			}
+			if e.age != el {
+				t.Errorf("config %s lists an answer whose place in the list is elsewhere", config)
+			}
 			listed++
+		}
+	}
+	for el := c.recent.Front(); el != nil; el = el.Next() {
+		if el.Value.(*entry).used != el {
+			t.Error("a recently used answer's place in that list is elsewhere")
 		}
 	}
 	if listed != c.recent.Len() || listed != len(c.entries) {
