@@ -74,7 +74,7 @@ type Cache struct {
 	opts Options
 
 	mu      sync.Mutex
-	entries map[Key]*list.Element
+	entries map[Key]*entry
 	// recent orders the entries, most recently used first.
 	recent *list.List
 	// stored orders each config's entries oldest first, so that those past
@@ -121,7 +121,7 @@ func New(opts Options) *Cache {
 		opts.Now = time.Now
 	}
 	return &Cache{
-		opts: opts, entries: map[Key]*list.Element{}, recent: list.New(), stored: map[string]*list.List{},
+		opts: opts, entries: map[Key]*entry{}, recent: list.New(), stored: map[string]*list.List{},
 		maxAge: map[string]time.Duration{}, epoch: map[string]uint64{}, byHandler: map[string]int{},
 	}
 }
@@ -178,7 +178,7 @@ func (c *Cache) forget(config string) {
 	// Each remove unlinks the front entry from ages, so the loop ends;
 	// ages stays readable after remove deletes it from c.stored.
 	for ages := c.stored[config]; ages != nil && ages.Len() > 0; {
-		c.remove(ages.Front().Value.(*entry).used)
+		c.remove(ages.Front().Value.(*entry))
 	}
 }
 
@@ -229,12 +229,12 @@ func (c *Cache) Lookup(call Call, req runtimehooksv1.RequestObject, resp runtime
 	// An entry never changes once stored, so it is read past the lock.
 	var cached *entry
 	c.mu.Lock()
-	if el, found := c.entries[normal.key]; found {
-		if e := el.Value.(*entry); c.opts.Now().Sub(e.stored) < maxAge {
-			c.recent.MoveToFront(el)
+	if e, found := c.entries[normal.key]; found {
+		if c.opts.Now().Sub(e.stored) < maxAge {
+			c.recent.MoveToFront(e.used)
 			cached = e
 		} else {
-			c.remove(el)
+			c.remove(e)
 		}
 	}
 	c.mu.Unlock()
@@ -291,12 +291,12 @@ func (c *Cache) Store(p Pending, resp runtimehooksv1.ResponseObject) {
 	}
 	e.age = ages.PushBack(e)
 	e.used = c.recent.PushFront(e)
-	c.entries[e.key] = e.used
+	c.entries[e.key] = e
 	c.bytes += e.size
 	c.byHandler[e.handler]++
 	c.observeEntries(e.handler)
 	for c.recent.Len() > c.opts.MaxEntries || c.bytes > c.opts.MaxBytes {
-		c.remove(c.recent.Back())
+		c.remove(c.recent.Back().Value.(*entry))
 	}
 }
 
@@ -318,13 +318,13 @@ func (c *Cache) dropExpired(config string, now time.Time) {
 		if now.Sub(oldest.stored) < maxAge {
 			return
 		}
-		c.remove(oldest.used)
+		c.remove(oldest)
 	}
 }
 
 // remove drops one entry; c.mu is held.
-func (c *Cache) remove(el *list.Element) {
-	e := c.recent.Remove(el).(*entry)
+func (c *Cache) remove(e *entry) {
+	c.recent.Remove(e.used)
 	delete(c.entries, e.key)
 	if ages := c.stored[e.config]; ages != nil {
 		ages.Remove(e.age)
