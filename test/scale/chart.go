@@ -68,6 +68,9 @@ func chartGroups(results []*RunResult, m chartMeasure) []chartGroup {
 		for _, lg := range ByLatency(results) {
 			for _, r := range lg.Results {
 				switch e := r.Event(event); {
+				case e != nil && e.NotDone:
+					// A change not done by its deadline has no wall time
+					// to draw; its table says how far it got.
 				case e != nil:
 					g.bars = append(g.bars, chartBar{variant: r.Variant, latency: latencyName(r.Latency), value: m.value(*e)})
 				case event == EventLeaderChange && r.LeaderChange != nil:

@@ -61,6 +61,17 @@ func TestChartGroups_OneBarPerRunThatMadeTheEvent(t *testing.T) {
 	}
 }
 
+func TestChartGroups_LeaveOutAnEventNotDone(t *testing.T) {
+	results := []*RunResult{
+		{Variant: DropIn.Name, Events: []EventResult{{Name: EventCreate, ToQuiet: time.Minute}}},
+		{Variant: ClusterAPI.Name, Events: []EventResult{{Name: EventCreate, ToQuiet: time.Hour, NotDone: true}}},
+	}
+	groups := chartGroups(results, chartMeasures[0])
+	if len(groups) != 1 || len(groups[0].bars) != 1 || groups[0].bars[0].variant != DropIn.Name {
+		t.Errorf("groups %+v, want create all with the drop-in's bar only", groups)
+	}
+}
+
 func TestPaceTable_NamesTheBusiestProcessOfEachEvent(t *testing.T) {
 	results := []*RunResult{{Variant: DropIn.Name, Latency: 250 * time.Millisecond, Events: []EventResult{{Name: EventCreate, Counters: Counters{
 		HostBusySeconds: 190, HostCPUSeconds: 200,

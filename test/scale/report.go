@@ -276,6 +276,9 @@ func EventTable(event string, results []*RunResult) Table {
 		if format == nil {
 			format = integer
 		}
+		// cell is a variant's value, and whether it compares: an event not
+		// done by its deadline did less of the change, so its counts are
+		// printed, marked, but take no ratio.
 		cell := func(r *RunResult) (string, float64, bool) {
 			if r == nil {
 				return "n/a", 0, false
@@ -286,10 +289,15 @@ func EventTable(event string, results []*RunResult) Table {
 			}
 			v := rw.value(e)
 			s := format(v)
-			if e.NotQuiet && strings.HasPrefix(rw.label, "wall time to quiet") {
+			switch {
+			case e.NotDone && strings.HasPrefix(rw.label, "wall time"):
+				s = "not done after " + seconds(e.ToQuiet.Seconds())
+			case e.NotDone:
+				s += " (not done)"
+			case e.NotQuiet && strings.HasPrefix(rw.label, "wall time to quiet"):
 				s = "not quiet after " + s
 			}
-			return s, v, true
+			return s, v, !e.NotDone
 		}
 		o, ov, okO := cell(ours)
 		c, cv, okC := cell(capi)
@@ -315,6 +323,7 @@ func TotalOf(r *RunResult) *RunResult {
 		total.ToQuiet += e.ToQuiet
 		total.ToDone += e.ToDone
 		total.NotQuiet = total.NotQuiet || e.NotQuiet
+		total.NotDone = total.NotDone || e.NotDone
 		for k, v := range e.Requests {
 			total.Requests[k] += v
 		}

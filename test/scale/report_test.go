@@ -110,6 +110,36 @@ func TestEventTable_AVariantWithoutTheEventShowsNotApplicable(t *testing.T) {
 	}
 }
 
+func TestEventTable_AnEventNotDoneShowsItsCountsWithoutARatio(t *testing.T) {
+	rs := results()
+	create := &rs[2].Events[0]
+	create.NotDone, create.NotQuiet, create.ToQuiet, create.ToDone = true, true, time.Hour, 0
+	rows := map[string][]string{}
+	for _, r := range EventTable(EventCreate, rs).Rows {
+		rows[r[0]] = r
+	}
+	for label, want := range map[string]string{
+		"wall time to quiet":         "1m30s|1m30s|1.00×|not done after 1h0m0s",
+		"wall time to all Available": "1m20s|1m20s|1.00×|not done after 1h0m0s",
+		"requests: generatepatches":  "60|120|2.00×|15 (not done)",
+	} {
+		if got := strings.Join(rows[label][1:], "|"); got != want {
+			t.Errorf("row %q = %q, want %q", label, got, want)
+		}
+	}
+	// In the drop-in's column, the ratio would compare a change not made.
+	rs = results()
+	rs[0].Events[0].NotDone = true
+	for _, r := range EventTable(EventCreate, rs).Rows {
+		if r[0] == "requests: generatepatches" && r[3] != "n/a" {
+			t.Errorf("ratio against an event not done = %q, want n/a", r[3])
+		}
+	}
+	if total := TotalOf(rs[0]).Event("total"); !total.NotDone {
+		t.Errorf("a run's total with an event not done is not marked: %+v", total)
+	}
+}
+
 func TestCacheTable_ReportsRepeatsFromRequestsAndFromLookups(t *testing.T) {
 	table := CacheTable(results())
 	var buf bytes.Buffer

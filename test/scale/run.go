@@ -150,6 +150,10 @@ type EventResult struct {
 	ToDone  time.Duration `json:"toDone,omitempty"`
 	// NotQuiet is set when activity went on past the event's deadline.
 	NotQuiet bool `json:"notQuiet,omitempty"`
+	// NotDone is set when the change was not done by the event's deadline:
+	// ToQuiet is then up to the deadline, and the counters say what the
+	// managers did until it, which is what a user would have seen.
+	NotDone bool `json:"notDone,omitempty"`
 	Counters
 }
 
@@ -474,6 +478,9 @@ func (r *run) events(ctx context.Context) error {
 		}
 		r.progress("event: " + s.name)
 		e, err := r.measure(ctx, s.name, s.apply, s.window)
+		if e.NotDone {
+			r.result.Events = append(r.result.Events, e)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -519,7 +526,9 @@ const pollInterval = 2 * time.Second
 // quiet: window has passed, apply has returned and nothing of Controllers
 // nor the extension moved for Quiet. An event whose counters still move
 // at its deadline is reported as not quiet rather than failed, since its
-// counts so far are still what it cost.
+// counts so far are still what it cost. An event whose change is not done
+// by its deadline fails, and is returned marked NotDone with its counters
+// up to the deadline.
 func (r *run) measure(ctx context.Context, name string, apply func(context.Context) error, window time.Duration) (EventResult, error) {
 	before, err := r.reader.read(ctx)
 	if err != nil {
@@ -554,15 +563,17 @@ func (r *run) measure(ctx context.Context, name string, apply func(context.Conte
 			return now.activity(), !doneAt.IsZero() && !time.Now().Before(start.Add(window)), nil
 		})
 	notQuiet := errors.Is(err, quiet.ErrTimeout) || errors.Is(err, errNotSettled)
-	switch {
-	case notQuiet && doneAt.IsZero():
-		return EventResult{}, fmt.Errorf("not done after %s", time.Since(start).Round(time.Second))
-	case err != nil && !notQuiet:
+	if err != nil && !notQuiet {
 		return EventResult{}, err
 	}
 	after, err := r.reader.read(ctx)
 	if err != nil {
 		return EventResult{}, err
+	}
+	if doneAt.IsZero() {
+		notDone := time.Since(start)
+		return EventResult{Name: name, ToQuiet: notDone, NotQuiet: true, NotDone: true, Counters: after.Sub(before)},
+			fmt.Errorf("not done after %s", notDone.Round(time.Second))
 	}
 	end := lastChange
 	if notQuiet {
