@@ -293,7 +293,7 @@ func EventTable(event string, results []*RunResult) Table {
 			case e.NotDone && strings.HasPrefix(rw.label, "wall time"):
 				s = "not done after " + seconds(e.ToQuiet.Seconds())
 			case e.NotDone:
-				s += " (not done)"
+				s += notDoneMark
 			case e.NotQuiet && strings.HasPrefix(rw.label, "wall time to quiet"):
 				s = "not quiet after " + s
 			}
@@ -357,6 +357,9 @@ func addMap(a, b map[string]float64) map[string]float64 {
 	return a
 }
 
+// notDoneMark follows a count of an event not done by its deadline.
+const notDoneMark = " (not done)"
+
 // CacheTable compares GeneratePatches and ValidateTopology requests per
 // event with the cache off (the drop-in), on, and under Cluster API's
 // manager, with the share of repeats the cache answered: from the
@@ -383,13 +386,24 @@ func CacheTable(results []*RunResult) Table {
 		if off == nil || on == nil {
 			continue
 		}
+		// An event not done did less of the change: its counts are marked
+		// and compare with nothing.
+		requests := func(e *EventResult, hook string) string {
+			if e.NotDone {
+				return integer(e.Requests[hook]) + notDoneMark
+			}
+			return integer(e.Requests[hook])
+		}
 		for _, h := range []struct{ hook, metric string }{{hookGeneratePatches, "GeneratePatches"}, {hookValidateTopology, "ValidateTopology"}} {
 			capiCell := "n/a"
 			if base != nil {
-				capiCell = integer(base.Requests[h.hook])
+				capiCell = requests(base, h.hook)
 			}
-			t.Rows = append(t.Rows, []string{name, h.metric, integer(off.Requests[h.hook]), integer(on.Requests[h.hook]), capiCell,
-				RepeatShare(off.Requests[h.hook], on.Requests[h.hook]),
+			repeats := "n/a"
+			if !off.NotDone && !on.NotDone {
+				repeats = RepeatShare(off.Requests[h.hook], on.Requests[h.hook])
+			}
+			t.Rows = append(t.Rows, []string{name, h.metric, requests(off, h.hook), requests(on, h.hook), capiCell, repeats,
 				HitShare(on.CacheLookups[h.metric+"/hit"], on.CacheLookups[h.metric+"/miss"]+on.CacheLookups[h.metric+"/bypass"])})
 		}
 	}
@@ -425,23 +439,29 @@ func LifecycleTable(results []*RunResult) Table {
 	if cache != nil {
 		t.Header = append(t.Header, DropInCache.Name)
 	}
-	value := func(r *RunResult, hook string) (float64, string) {
+	// value is a run's total for the hook, and whether it compares: not
+	// when an event of the run was not done.
+	value := func(r *RunResult, hook string) (float64, string, bool) {
 		if r == nil {
-			return 0, "n/a"
+			return 0, "n/a", false
 		}
-		v := TotalOf(r).Events[0].Requests[hook]
-		return v, integer(v)
+		total := TotalOf(r).Events[0]
+		v := total.Requests[hook]
+		if total.NotDone {
+			return v, integer(v) + notDoneMark, false
+		}
+		return v, integer(v), true
 	}
 	for _, h := range lifecycleHooks(results) {
-		ov, o := value(ours, h)
-		cv, c := value(capi, h)
+		ov, o, okO := value(ours, h)
+		cv, c, okC := value(capi, h)
 		ratio := "n/a"
-		if ours != nil && capi != nil {
+		if okO && okC {
 			ratio = Ratio(cv, ov)
 		}
 		line := []string{h, o, c, ratio}
 		if cache != nil {
-			_, s := value(cache, h)
+			_, s, _ := value(cache, h)
 			line = append(line, s)
 		}
 		t.Rows = append(t.Rows, line)

@@ -138,6 +138,21 @@ func TestEventTable_AnEventNotDoneShowsItsCountsWithoutARatio(t *testing.T) {
 	if total := TotalOf(rs[0]).Event("total"); !total.NotDone {
 		t.Errorf("a run's total with an event not done is not marked: %+v", total)
 	}
+
+	// The whole-run tables mark it and compare it with nothing either.
+	var buf bytes.Buffer
+	CacheTable(rs).Write(&buf)
+	LifecycleTable(rs).Write(&buf)
+	for _, want := range []string{
+		"| create all | GeneratePatches | 60 (not done) | 15 | 120 | n/a |",
+		"| total | GeneratePatches | 70 (not done) | 15 | 130 | n/a |",
+		"| idle one sync period | GeneratePatches | 10 | 0 | 10 | 100% |",
+		"| beforeclustercreate | 4 (not done) | 4 | n/a | 4 |",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("tables lack %q:\n%s", want, buf.String())
+		}
+	}
 }
 
 func TestCacheTable_ReportsRepeatsFromRequestsAndFromLookups(t *testing.T) {

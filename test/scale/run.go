@@ -566,14 +566,20 @@ func (r *run) measure(ctx context.Context, name string, apply func(context.Conte
 	if err != nil && !notQuiet {
 		return EventResult{}, err
 	}
+	if doneAt.IsZero() {
+		deadline := time.Since(start)
+		notDone := fmt.Errorf("not done after %s", deadline.Round(time.Second))
+		after, err := r.reader.read(ctx)
+		if err != nil {
+			// Under the load that held the change back, the counters may
+			// not answer either; the event is then lost, its cause is not.
+			return EventResult{}, fmt.Errorf("%w; its counters: %w", notDone, err)
+		}
+		return EventResult{Name: name, ToQuiet: deadline, NotQuiet: true, NotDone: true, Counters: after.Sub(before)}, notDone
+	}
 	after, err := r.reader.read(ctx)
 	if err != nil {
 		return EventResult{}, err
-	}
-	if doneAt.IsZero() {
-		notDone := time.Since(start)
-		return EventResult{Name: name, ToQuiet: notDone, NotQuiet: true, NotDone: true, Counters: after.Sub(before)},
-			fmt.Errorf("not done after %s", notDone.Round(time.Second))
 	}
 	end := lastChange
 	if notQuiet {
