@@ -510,7 +510,7 @@ SCALE_N200_MEMORY_AGAIN_ARGS ?= $(SCALE_N200_MEMORY_RUN) --managers capi,cache \
 	--out docs/scale/n200-memory-again.md
 
 .PHONY: scale-n200-memory-again
-scale-n200-memory-again: tools capi-baseline capi-providers core-manager build-bench ## Run scale-n200-memory's pair a third time, Cluster API first (2 hours).
+scale-n200-memory-again: tools capi-baseline capi-providers core-manager build-bench ## Run scale-n200-memory's pair a third time, Cluster API first (1.5 hours).
 	RSC_BIN_DIR="$(BIN)" $(BENCH) scale --bin-dir "$(BIN)" --local-dir .local/scale $(SCALE_N200_MEMORY_AGAIN_ARGS)
 
 .PHONY: scale-n200-same-machine
