@@ -316,8 +316,12 @@ func EventTable(event string, results []*RunResult) Table {
 }
 
 // TotalOf sums the events of a run into one, for the totals table: wall
-// times add, the peak is the largest.
+// times add, the peak is the largest. A run that measured no event has no
+// total, so that its tables print it as not run rather than as zeros.
 func TotalOf(r *RunResult) *RunResult {
+	if len(r.Events) == 0 {
+		return &RunResult{Variant: r.Variant, Clusters: r.Clusters}
+	}
 	total := EventResult{Name: "total", Counters: Counters{Requests: map[string]float64{}, Reconciles: map[string]float64{}, CacheLookups: map[string]float64{}}}
 	for _, e := range r.Events {
 		total.ToQuiet += e.ToQuiet
@@ -403,8 +407,11 @@ func CacheTable(results []*RunResult) Table {
 			if !off.NotDone && !on.NotDone {
 				repeats = RepeatShare(off.Requests[h.hook], on.Requests[h.hook])
 			}
-			t.Rows = append(t.Rows, []string{name, h.metric, requests(off, h.hook), requests(on, h.hook), capiCell, repeats,
-				HitShare(on.CacheLookups[h.metric+"/hit"], on.CacheLookups[h.metric+"/miss"]+on.CacheLookups[h.metric+"/bypass"])})
+			hits := HitShare(on.CacheLookups[h.metric+"/hit"], on.CacheLookups[h.metric+"/miss"]+on.CacheLookups[h.metric+"/bypass"])
+			if on.NotDone {
+				hits += notDoneMark
+			}
+			t.Rows = append(t.Rows, []string{name, h.metric, requests(off, h.hook), requests(on, h.hook), capiCell, repeats, hits})
 		}
 	}
 	return t
@@ -445,7 +452,10 @@ func LifecycleTable(results []*RunResult) Table {
 		if r == nil {
 			return 0, "n/a", false
 		}
-		total := TotalOf(r).Events[0]
+		total := TotalOf(r).Event("total")
+		if total == nil {
+			return 0, "n/a", false
+		}
 		v := total.Requests[hook]
 		if total.NotDone {
 			return v, integer(v) + notDoneMark, false

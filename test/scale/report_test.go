@@ -153,6 +153,26 @@ func TestEventTable_AnEventNotDoneShowsItsCountsWithoutARatio(t *testing.T) {
 			t.Errorf("tables lack %q:\n%s", want, buf.String())
 		}
 	}
+
+	// A run that failed before it measured anything is not a run of
+	// zeros, and the cache's share of an unfinished run is marked.
+	rs = results()
+	rs[1].Events = nil
+	rs[2].Events[0].NotDone = true
+	buf.Reset()
+	CacheTable(rs).Write(&buf)
+	LifecycleTable(rs).Write(&buf)
+	for _, want := range []string{
+		"| total | GeneratePatches | 70 | 15 (not done) | n/a | n/a | 79% (not done) |",
+		"| beforeclustercreate | 4 | n/a | n/a | 4 (not done) |",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("tables lack %q:\n%s", want, buf.String())
+		}
+	}
+	if got := TotalOf(rs[1]).Event("total"); got != nil {
+		t.Errorf("a run with no event has a total %+v", got)
+	}
 }
 
 func TestCacheTable_ReportsRepeatsFromRequestsAndFromLookups(t *testing.T) {
