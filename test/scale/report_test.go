@@ -140,55 +140,49 @@ func TestEventTable_AnEventNotDoneShowsItsCountsWithoutARatio(t *testing.T) {
 	}
 
 	// The whole-run tables mark it and compare it with nothing either.
-	var buf bytes.Buffer
-	CacheTable(rs).Write(&buf)
-	LifecycleTable(rs).Write(&buf)
-	for _, want := range []string{
+	expectLines(t, wholeRunTables(rs),
 		"| create all | GeneratePatches | 60 (not done) | 15 | 120 | n/a |",
 		"| total | GeneratePatches | 70 (not done) | 15 | 130 | n/a |",
 		"| idle one sync period | GeneratePatches | 10 | 0 | 10 | 100% |",
-		"| beforeclustercreate | 4 (not done) | 4 | n/a | 4 |",
-	} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("tables lack %q:\n%s", want, buf.String())
-		}
-	}
+		"| beforeclustercreate | 4 (not done) | 4 | n/a | 4 |")
 
 	// A run that failed before it measured anything is not a run of
 	// zeros, and the cache's share of an unfinished run is marked.
 	rs = results()
 	rs[1].Events = nil
 	rs[2].Events[0].NotDone = true
-	buf.Reset()
-	CacheTable(rs).Write(&buf)
-	LifecycleTable(rs).Write(&buf)
-	for _, want := range []string{
+	expectLines(t, wholeRunTables(rs),
 		"| total | GeneratePatches | 70 | 15 (not done) | n/a | n/a | 79% (not done) |",
-		"| beforeclustercreate | 4 | n/a | n/a | 4 (not done) |",
-	} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("tables lack %q:\n%s", want, buf.String())
-		}
-	}
+		"| beforeclustercreate | 4 | n/a | n/a | 4 (not done) |")
 	if got := TotalOf(rs[1]).Event("total"); got != nil {
 		t.Errorf("a run with no event has a total %+v", got)
 	}
 }
 
-func TestCacheTable_ReportsRepeatsFromRequestsAndFromLookups(t *testing.T) {
-	table := CacheTable(results())
+// wholeRunTables is the cache and the lifecycle table of rs, as written.
+func wholeRunTables(rs []*RunResult) string {
 	var buf bytes.Buffer
-	table.Write(&buf)
-	for _, want := range []string{
+	CacheTable(rs).Write(&buf)
+	LifecycleTable(rs).Write(&buf)
+	return buf.String()
+}
+
+// expectLines fails t for each of want that the tables lack.
+func expectLines(t *testing.T, tables string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(tables, w) {
+			t.Errorf("tables lack %q:\n%s", w, tables)
+		}
+	}
+}
+
+func TestCacheTable_ReportsRepeatsFromRequestsAndFromLookups(t *testing.T) {
+	expectLines(t, wholeRunTables(results()),
 		"| create all | GeneratePatches | 60 | 15 | 120 | 75% | 75% |",
 		"| idle one sync period | GeneratePatches | 10 | 0 | 10 | 100% | 100% |",
 		"| total | GeneratePatches | 70 | 15 | 130 | 79% | 79% |",
-		"| create all | ValidateTopology | 60 | 60 | 120 | 0% | — |",
-	} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("cache table lacks %q:\n%s", want, buf.String())
-		}
-	}
+		"| create all | ValidateTopology | 60 | 60 | 120 | 0% | — |")
 }
 
 func TestTotalOf_AddsEventsAndKeepsThePeak(t *testing.T) {
