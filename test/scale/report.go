@@ -293,7 +293,7 @@ func EventTable(event string, results []*RunResult) Table {
 			case e.NotDone && strings.HasPrefix(rw.label, "wall time"):
 				s = "not done after " + seconds(e.ToQuiet.Seconds())
 			case e.NotDone:
-				s += notDoneMark
+				s = marked(s, true)
 			case e.NotQuiet && strings.HasPrefix(rw.label, "wall time to quiet"):
 				s = "not quiet after " + s
 			}
@@ -361,8 +361,14 @@ func addMap(a, b map[string]float64) map[string]float64 {
 	return a
 }
 
-// notDoneMark follows a count of an event not done by its deadline.
-const notDoneMark = " (not done)"
+// marked is s, followed by " (not done)" when it counts an event not done
+// by its deadline.
+func marked(s string, notDone bool) string {
+	if notDone {
+		return s + " (not done)"
+	}
+	return s
+}
 
 // CacheTable compares GeneratePatches and ValidateTopology requests per
 // event with the cache off (the drop-in), on, and under Cluster API's
@@ -376,6 +382,9 @@ func CacheTable(results []*RunResult) Table {
 		return t
 	}
 	events := append(append([]string{}, Events...), "total")
+	// An event not done did less of the change: its counts are marked and
+	// compare with nothing.
+	requests := func(e *EventResult, hook string) string { return marked(integer(e.Requests[hook]), e.NotDone) }
 	for _, name := range events {
 		off, on, base := ours.Event(name), cache.Event(name), (*EventResult)(nil)
 		if capi != nil {
@@ -390,14 +399,6 @@ func CacheTable(results []*RunResult) Table {
 		if off == nil || on == nil {
 			continue
 		}
-		// An event not done did less of the change: its counts are marked
-		// and compare with nothing.
-		requests := func(e *EventResult, hook string) string {
-			if e.NotDone {
-				return integer(e.Requests[hook]) + notDoneMark
-			}
-			return integer(e.Requests[hook])
-		}
 		for _, h := range []struct{ hook, metric string }{{hookGeneratePatches, "GeneratePatches"}, {hookValidateTopology, "ValidateTopology"}} {
 			capiCell := "n/a"
 			if base != nil {
@@ -407,10 +408,7 @@ func CacheTable(results []*RunResult) Table {
 			if !off.NotDone && !on.NotDone {
 				repeats = RepeatShare(off.Requests[h.hook], on.Requests[h.hook])
 			}
-			hits := HitShare(on.CacheLookups[h.metric+"/hit"], on.CacheLookups[h.metric+"/miss"]+on.CacheLookups[h.metric+"/bypass"])
-			if on.NotDone {
-				hits += notDoneMark
-			}
+			hits := marked(HitShare(on.CacheLookups[h.metric+"/hit"], on.CacheLookups[h.metric+"/miss"]+on.CacheLookups[h.metric+"/bypass"]), on.NotDone)
 			t.Rows = append(t.Rows, []string{name, h.metric, requests(off, h.hook), requests(on, h.hook), capiCell, repeats, hits})
 		}
 	}
@@ -457,10 +455,7 @@ func LifecycleTable(results []*RunResult) Table {
 			return 0, "n/a", false
 		}
 		v := total.Requests[hook]
-		if total.NotDone {
-			return v, integer(v) + notDoneMark, false
-		}
-		return v, integer(v), true
+		return v, marked(integer(v), total.NotDone), !total.NotDone
 	}
 	for _, h := range lifecycleHooks(results) {
 		ov, o, okO := value(ours, h)

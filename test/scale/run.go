@@ -566,10 +566,11 @@ func (r *run) measure(ctx context.Context, name string, apply func(context.Conte
 	if err != nil && !notQuiet {
 		return EventResult{}, err
 	}
+	// Taken before the read, which can be slow under the same load.
+	deadline := time.Since(start)
+	after, err := r.reader.read(ctx)
 	if doneAt.IsZero() {
-		deadline := time.Since(start)
 		notDone := fmt.Errorf("not done after %s", deadline.Round(time.Second))
-		after, err := r.reader.read(ctx)
 		if err != nil {
 			// Under the load that held the change back, the counters may
 			// not answer either; the event is then lost, its cause is not.
@@ -577,7 +578,6 @@ func (r *run) measure(ctx context.Context, name string, apply func(context.Conte
 		}
 		return EventResult{Name: name, ToQuiet: deadline, NotQuiet: true, NotDone: true, Counters: after.Sub(before)}, notDone
 	}
-	after, err := r.reader.read(ctx)
 	if err != nil {
 		return EventResult{}, err
 	}
