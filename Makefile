@@ -514,12 +514,13 @@ scale-n200-memory-again: tools capi-baseline capi-providers core-manager build-b
 	RSC_BIN_DIR="$(BIN)" $(BENCH) scale --bin-dir "$(BIN)" --local-dir .local/scale $(SCALE_N200_MEMORY_AGAIN_ARGS)
 
 # scale-n200-memory's pair a fourth time, in its first order, as in
-# scale-n200-memory-again, while a scratch sampler read each controller's
-# active workers beside the RSS, to see whether the peaks follow the work
-# in flight.
+# scale-n200-memory-again. Its committed run had a sampler beside it, run
+# by hand and not part of this target, that read each controller's active
+# workers beside the RSS, to see whether the peaks follow the work in
+# flight.
 SCALE_N200_MEMORY_FOURTH_ARGS ?= $(SCALE_N200_MEMORY_RUN) --managers capi,cache \
 	--manager-arg=--profiler-address=127.0.0.1:6065 --made-by "make scale-n200-memory-fourth" \
-	--note "**The pair of docs/scale/n200-memory.md a fourth time, in its first order,** as docs/scale/n200-memory-again.md made it: Cluster API's manager first, then the drop-in with the response cache, one after the other on one machine, both serving pprof on 127.0.0.1:6065. This report was written from the run's results with \`--report-from\`, this note added after the run." \
+	--note "**The pair of docs/scale/n200-memory.md a fourth time, in its first order,** as docs/scale/n200-memory-again.md made it: Cluster API's manager first, then the drop-in with the response cache, one after the other on one machine, both serving pprof on 127.0.0.1:6065." \
 	--out docs/scale/n200-memory-fourth.md
 
 .PHONY: scale-n200-memory-fourth
