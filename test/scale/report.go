@@ -48,14 +48,24 @@ type Report struct {
 
 // Missing names the runs the command asked for that the report does not
 // hold yet, or holds only as stopped or made with another shape (see
-// Options.Keeps): a whole run may span sessions.
+// Options.Keeps), saying which of the last two: a whole run may span
+// sessions.
 func (r *Report) Missing() []string {
 	var missing []string
 	for _, l := range r.Options.RunLatencies() {
 		for _, v := range r.Variants {
-			if !slices.ContainsFunc(r.Results, func(res *RunResult) bool { return res.Variant == v && res.Latency == l && r.Options.Keeps(res) }) {
-				missing = append(missing, fmt.Sprintf("%s at %s", v, latencyName(l)))
+			if slices.ContainsFunc(r.Results, func(res *RunResult) bool { return res.Variant == v && res.Latency == l && r.Options.Keeps(res) }) {
+				continue
 			}
+			name := fmt.Sprintf("%s at %s", v, latencyName(l))
+			switch i := slices.IndexFunc(r.Results, func(res *RunResult) bool { return res.Variant == v && res.Latency == l }); {
+			case i < 0: // never made: the name alone says so
+			case r.Results[i].Err != "":
+				name += " (stopped before its end)"
+			default:
+				name += " (made with another shape)"
+			}
+			missing = append(missing, name)
 		}
 	}
 	return missing

@@ -219,7 +219,7 @@ func TestReportMissing_NamesTheRunsNotMadeStoppedOrOfAnotherShape(t *testing.T) 
 	otherShape.Clusters = 50
 	r := &Report{Options: o, Variants: []string{"drop-in", "Cluster API"},
 		Results: []*RunResult{made("drop-in", 250*time.Millisecond), stopped, otherShape}}
-	want := []string{"Cluster API at 250 ms", "drop-in at 0 ms", "Cluster API at 0 ms"}
+	want := []string{"Cluster API at 250 ms (stopped before its end)", "drop-in at 0 ms (made with another shape)", "Cluster API at 0 ms"}
 	if got := r.Missing(); !slices.Equal(got, want) {
 		t.Errorf("Missing() = %v, want %v", got, want)
 	}
@@ -244,7 +244,7 @@ func TestReportWrite_SaysWhatEachRunTookAndWhatIsNotRunYet(t *testing.T) {
 	for _, want := range []string{"(1h55m0s in all, timed runs only)",
 		"- drop-in, 250 ms: 55m0s, from 2026-12-06T21:00:00Z to 2026-12-06T21:55:00Z; machine speed not sampled",
 		"- Cluster API, 0 ms: 1h0m0s, from 2026-12-06T22:00:00Z to 2026-12-06T23:00:00Z; SHA-256 at 1510 MiB/s before, 1491 MiB/s after; 3.2 s stolen",
-		"**Not run yet, or stopped before its end:** Cluster API at 250 ms. `make scale-n200` makes them."} {
+		"**Not made yet, or to be made again:** Cluster API at 250 ms. `make scale-n200` makes them."} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, buf.String())
 		}

@@ -102,7 +102,7 @@ func (r *Report) writeSetUp(w io.Writer) {
 
 // writeRunTimes says what each run took, its management cluster's start
 // and stop included, and which runs the report still lacks or holds only
-// as stopped.
+// as stopped or made with another shape.
 func (r *Report) writeRunTimes(w io.Writer) {
 	var total time.Duration
 	var lines []string
@@ -123,7 +123,7 @@ func (r *Report) writeRunTimes(w io.Writer) {
 			"that reports the same CPU model, so only these say whether two runs had the same one:\n\n%s\n\n", total, strings.Join(lines, "\n"))
 	}
 	if missing := r.Missing(); len(missing) > 0 {
-		fmt.Fprintf(w, "**Not run yet, or stopped before its end:** %s. `%s` makes them.\n\n", strings.Join(missing, ", "), cmp.Or(r.MadeBy, r.Command))
+		fmt.Fprintf(w, "**Not made yet, or to be made again:** %s. `%s` makes them.\n\n", strings.Join(missing, ", "), cmp.Or(r.MadeBy, r.Command))
 	}
 }
 
