@@ -504,8 +504,8 @@ scale-n200-memory-swapped: tools capi-baseline capi-providers core-manager build
 # API's own peak moved from 713 to 825 MiB over three creates of this shape,
 # so one pair cannot tell a 10% budget apart; each pair made on one machine
 # adds one more.
-SCALE_N200_MEMORY_AGAIN_ARGS ?= $(SCALE_N200_MEMORY_RUN) --managers capi,cache \
-	--manager-arg=--profiler-address=127.0.0.1:6065 --made-by "make scale-n200-memory-again" \
+SCALE_N200_MEMORY_PAIR := $(SCALE_N200_MEMORY_RUN) --managers capi,cache --manager-arg=--profiler-address=127.0.0.1:6065
+SCALE_N200_MEMORY_AGAIN_ARGS ?= $(SCALE_N200_MEMORY_PAIR) --made-by "make scale-n200-memory-again" \
 	--note "**The pair of docs/scale/n200-memory.md a third time, in its first order.** Cluster API's manager peaked at 713, 787 and 825 MiB in three creates of this shape, and the cache's runs at 799, 905 and 745 (the last unfinished after an hour). This pair adds one more of each, one after the other on one machine, Cluster API's manager first. Both managers serve pprof on 127.0.0.1:6065." \
 	--out docs/scale/n200-memory-again.md
 
@@ -518,10 +518,8 @@ scale-n200-memory-again: tools capi-baseline capi-providers core-manager build-b
 # by hand and not part of this target, that read each controller's active
 # workers beside the RSS, to see whether the peaks follow the work in
 # flight.
-SCALE_N200_MEMORY_FOURTH_ARGS ?= $(SCALE_N200_MEMORY_RUN) --managers capi,cache \
-	--manager-arg=--profiler-address=127.0.0.1:6065 --made-by "make scale-n200-memory-fourth" \
-	--note "**The pair of docs/scale/n200-memory.md a fourth time, in its first order,** as docs/scale/n200-memory-again.md made it: Cluster API's manager first, then the drop-in with the response cache, one after the other on one machine, both serving pprof on 127.0.0.1:6065." \
-	--out docs/scale/n200-memory-fourth.md
+SCALE_N200_MEMORY_FOURTH_ARGS ?= $(SCALE_N200_MEMORY_PAIR) --made-by "make scale-n200-memory-fourth" --out docs/scale/n200-memory-fourth.md \
+	--note "**The pair of docs/scale/n200-memory.md a fourth time, in its first order,** as docs/scale/n200-memory-again.md made it: Cluster API's manager first, then the drop-in with the response cache, one after the other on one machine, both serving pprof on 127.0.0.1:6065."
 
 .PHONY: scale-n200-memory-fourth
 scale-n200-memory-fourth: tools capi-baseline capi-providers core-manager build-bench ## Run scale-n200-memory's pair a fourth time, Cluster API first (2 hours).
